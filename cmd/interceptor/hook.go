@@ -1,0 +1,197 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/lifecycle"
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/spf13/cobra"
+	"github.com/tidwall/pretty"
+)
+
+// hookDeadline bounds a whole hook run. Clients close stdin and wait for us;
+// if anything (a stuck pipe, a slow disk) holds the hook longer, it gives up
+// and lets the tool call proceed unchanged.
+const hookDeadline = 5 * time.Second
+
+// hookFlags are the flags every hook command shares.
+type hookFlags struct {
+	client   string
+	stateDir string
+	debugLog string
+	opts     lifecycle.Options
+}
+
+func (f *hookFlags) register(cmd *cobra.Command, tokenFlags bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, claude-code, codex, gemini, opencode, cursor")
+	fl.StringVar(&f.stateDir, "state-dir", "", "where tokens are kept (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file (tokens masked)")
+	fl.StringSliceVar(&f.opts.Servers, "server", nil, "name of the token server as configured in the client (repeatable)")
+	if !tokenFlags {
+		return
+	}
+	fl.StringVar(&f.opts.Arg, "arg", "session_token", "tool argument the token is injected into")
+	fl.StringVar(&f.opts.MetaKey, "meta-key", "session_token", "key the server returns the token under (_meta, structuredContent, text)")
+	fl.StringSliceVar(&f.opts.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
+	fl.StringSliceVar(&f.opts.KeepIf, "keep-if", []string{"session_token", "checkpoint_handle"}, "do not inject when the call already carries this argument (repeatable)")
+}
+
+type hookFunc func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error)
+
+// hookRunE reads one event from stdin and runs fn on it. Whatever happens the
+// command succeeds: problems become one stderr line, never a blocked call.
+func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) (err error) {
+		if io.exit != nil {
+			t := time.AfterFunc(hookDeadline, func() {
+				fmt.Fprintf(io.Err, "interceptor: %s: gave up after %s; the tool call proceeds unchanged\n", cmd.Name(), hookDeadline)
+				io.exit(0)
+			})
+			defer t.Stop()
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("%s: internal error: %v", cmd.Name(), r)
+			}
+		}()
+		out, err := runHook(io, f, needServer, fn)
+		f.trace(cmd.Name(), out, err)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmd.Name(), err)
+		}
+		if out.Warning != "" {
+			fmt.Fprintf(io.Err, "interceptor: %s: %s\n", cmd.Name(), oneLine(out.Warning))
+		}
+		if len(out.Reply) > 0 {
+			// One line: clients parse stdout as one JSON document and some read
+			// it line by line. Compaction only drops whitespace between tokens;
+			// every key and value keeps its bytes.
+			reply := append(pretty.Ugly(out.Reply), '\n')
+			if _, err := io.Out.Write(reply); err != nil {
+				return fmt.Errorf("%s: writing reply: %w", cmd.Name(), err)
+			}
+		}
+		return nil
+	}
+}
+
+func runHook(in *streams, f *hookFlags, needServer bool, fn hookFunc) (lifecycle.Outcome, error) {
+	if needServer && len(f.opts.Servers) == 0 {
+		return lifecycle.Outcome{}, errors.New("--server is required (or INTERCEPTOR_SERVER)")
+	}
+	client, err := hooks.Lookup(f.client)
+	if err != nil {
+		return lifecycle.Outcome{}, err
+	}
+	payload, err := io.ReadAll(io.LimitReader(in.In, hooks.MaxPayload+1))
+	if err != nil {
+		return lifecycle.Outcome{}, fmt.Errorf("reading stdin: %w", err)
+	}
+	ev, err := hooks.Parse(payload, client)
+	if err != nil {
+		return lifecycle.Outcome{}, err
+	}
+	st, err := f.store()
+	if err != nil {
+		return lifecycle.Outcome{}, err
+	}
+	return fn(ev, st, f)
+}
+
+func (f *hookFlags) store() (*state.Store, error) {
+	dir := f.stateDir
+	if dir == "" {
+		var err error
+		if dir, err = state.DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	return state.New(dir), nil
+}
+
+// trace appends one line to the debug log, if one is set. The outcome's
+// trace never holds a token; a failure to log is not worth failing a hook.
+func (f *hookFlags) trace(cmd string, out lifecycle.Outcome, err error) {
+	if f.debugLog == "" {
+		return
+	}
+	file, ferr := os.OpenFile(f.debugLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer file.Close()
+	msg := out.Trace
+	switch {
+	case err != nil:
+		msg = "error: " + err.Error()
+	case out.Warning != "":
+		msg = "warning: " + out.Warning + " " + msg
+	}
+	fmt.Fprintf(file, "%s %s pid=%d %s replied=%t\n", time.Now().UTC().Format(time.RFC3339Nano), cmd, os.Getpid(), oneLine(msg), len(out.Reply) > 0)
+}
+
+func hookCmd(use, short, long string) *cobra.Command {
+	return &cobra.Command{
+		Use:         use,
+		Short:       short,
+		Long:        long,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{hookAnnotation: "true"},
+	}
+}
+
+func newInjectCmd(io *streams) *cobra.Command {
+	f := &hookFlags{}
+	cmd := hookCmd("inject --server NAME", "Pre-tool hook: put the held token into a call to the server's tools",
+		`Reads one pre-tool hook event on stdin. When the call is to a tool of a
+--server, is not a --skip-tool, carries none of the --keep-if arguments, and a
+token is held for the event's session, prints the client's reply that adds the
+token as --arg to the call's arguments. Otherwise prints nothing.
+
+Always exits 0: on a problem it prints one line on stderr and the call
+proceeds unchanged.`)
+	f.register(cmd, true)
+	cmd.RunE = hookRunE(io, f, true, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
+		return lifecycle.Inject(ev, st, f.opts)
+	})
+	return cmd
+}
+
+func newCaptureCmd(io *streams) *cobra.Command {
+	f := &hookFlags{}
+	cmd := hookCmd("capture --server NAME [--redact]", "Post-tool hook: store the token a result of the server's tools carries",
+		`Reads one post-tool hook event on stdin. When the result of a --server tool
+carries a token (in _meta, structuredContent or the text, under --meta-key),
+stores it for the event's session and as the server's current token.
+
+With --redact, prints the client's reply that removes the token from what the
+model reads, where the client allows it (Claude Code, OpenCode, Cursor). Codex
+and Gemini CLI cannot rewrite results: one line on stderr says so.
+
+Always exits 0: on a problem it prints one line on stderr.`)
+	f.register(cmd, true)
+	cmd.Flags().BoolVar(&f.opts.Redact, "redact", false, "remove the token from the result the model reads, where the client allows")
+	cmd.RunE = hookRunE(io, f, true, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
+		return lifecycle.Capture(ev, st, f.opts)
+	})
+	return cmd
+}
+
+func newClearCmd(io *streams) *cobra.Command {
+	f := &hookFlags{}
+	cmd := hookCmd("clear [--server NAME]", "Session-end hook: forget the token of the event's session",
+		`Reads one hook event on stdin (e.g. Claude Code's SessionEnd) and forgets the
+tokens held for its session: for the --server(s) given, else for every server.
+A server's current token goes too when that session wrote it.`)
+	f.register(cmd, false)
+	cmd.RunE = hookRunE(io, f, false, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
+		return lifecycle.Clear(ev, st, f.opts.Servers)
+	})
+	return cmd
+}

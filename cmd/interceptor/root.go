@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// streams are the command's I/O, injected so tests drive commands directly.
+type streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// exit, when set, lets a hook command arm its watchdog; tests leave it nil.
+	exit func(int)
+}
+
+// envPrefix: every flag also reads INTERCEPTOR_<FLAG>, e.g. --state-dir from
+// INTERCEPTOR_STATE_DIR. A flag given on the command line wins.
+const envPrefix = "INTERCEPTOR_"
+
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// hookCommand marks commands that run as client hooks: they must never fail
+// the agent, so they always exit 0.
+const hookAnnotation = "hook"
+
+func isHook(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Annotations[hookAnnotation] == "true"
+}
+
+func newRootCmd(io *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "interceptor",
+		Short: "Own the session token of token-authenticated MCP servers, in every client's tool-call path",
+		Long: `interceptor runs as a hook of an AI coding agent (Claude Code, Codex CLI,
+Gemini CLI, OpenCode, Cursor). It captures the session_token each tool result
+of your MCP server carries and injects it into the next call, per client
+session, so the model never types it.
+
+Every flag also reads an environment variable INTERCEPTOR_<FLAG>
+(e.g. INTERCEPTOR_STATE_DIR, INTERCEPTOR_SERVER=a,b); a flag wins.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return applyEnv(cmd.Flags())
+		},
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see --help)", err)
+	})
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.AddCommand(
+		newInjectCmd(io),
+		newCaptureCmd(io),
+		newClearCmd(io),
+		newTokenCmd(io),
+		newVersionCmd(io),
+	)
+	return root
+}
+
+// applyEnv fills every flag not given on the command line from its
+// environment variable.
+func applyEnv(flags *pflag.FlagSet) error {
+	var errs []error
+	flags.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || f.Name == "help" {
+			return
+		}
+		v, ok := os.LookupEnv(envName(f.Name))
+		if !ok {
+			return
+		}
+		if err := flags.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %v", envName(f.Name), v, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// run executes the command line and returns the exit code. Hook commands
+// exit 0 whatever happens, with at most one line on stderr: exit 2 would
+// block the tool call, and any failure must let the call proceed unchanged.
+func run(args []string, io *streams) (code int) {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(io.Err, "interceptor: %s\n", oneLine(err.Error()))
+	if isHook(cmd) {
+		return 0
+	}
+	return 1
+}
+
+// oneLine folds an error onto one line, so a hook never prints more than
+// one line on stderr.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}

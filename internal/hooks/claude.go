@@ -1,0 +1,105 @@
+package hooks
+
+import (
+	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/tidwall/gjson"
+)
+
+// ClaudeCode speaks Claude Code's hooks (observed with 2.1.328).
+//
+// In:  {session_id, hook_event_name: PreToolUse|PostToolUse|SessionEnd,
+//
+//	tool_name: "mcp__S__T", tool_input, tool_response, mcp_server: {name}}
+//
+// tool_response is only the content array, or JSON.stringify(structuredContent)
+// when the server sent one; _meta never reaches a hook.
+//
+// Out (pre):  {"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{…}}}
+// with no permissionDecision, so the user's own permission rules still apply.
+// Out (post): {"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":[…]}}
+type ClaudeCode struct{}
+
+func (ClaudeCode) Name() string { return "claude-code" }
+
+func (ClaudeCode) detect(p gjson.Result) bool {
+	switch p.Get("hook_event_name").Str {
+	case "PreToolUse", "PostToolUse", "SessionEnd", "SessionStart", "Stop", "SubagentStop",
+		"UserPromptSubmit", "Notification", "PreCompact", "PermissionRequest":
+		return p.Get("session_id").Exists()
+	}
+	return false
+}
+
+func (ClaudeCode) parse(p gjson.Result) (*Event, error) {
+	session, err := stringField(p, "session_id")
+	if err != nil {
+		return nil, err
+	}
+	name := p.Get("hook_event_name").Str
+	phase := PhaseOther
+	switch name {
+	case "PreToolUse":
+		phase = PhasePreTool
+	case "PostToolUse":
+		phase = PhasePostTool
+	case "SessionEnd":
+		phase = PhaseSessionEnd
+	}
+	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
+	if err != nil {
+		return nil, err
+	}
+	if phase == PhasePostTool {
+		ev.Result = mcpResult(p.Get("tool_response"))
+	}
+	return ev, nil
+}
+
+// Tool trusts mcp_server.name when Claude Code sends it: it is the server's
+// configured name, exact, while the tool name only carries a sanitized one.
+func (ClaudeCode) Tool(ev *Event, server string) (string, bool) {
+	if name := ev.payload.Get("mcp_server.name"); name.Type == gjson.String {
+		if name.Str != server {
+			return "", false
+		}
+	}
+	return matchMCPName(ev.ToolName, server)
+}
+
+func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {
+	return reply(
+		field{"hookSpecificOutput.hookEventName", ev.Name},
+		field{"hookSpecificOutput.updatedInput", rawJSON(args)},
+	)
+}
+
+func (ClaudeCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
+	resp := ev.payload.Get("tool_response")
+	var content string
+	switch {
+	case resp.IsArray():
+		red, ok := redactContent(resp, key, tok)
+		if !ok {
+			return nil, nil
+		}
+		content = red
+	case resp.Type == gjson.String:
+		red, ok := token.RedactText(resp.Str, key, tok)
+		if !ok {
+			return nil, nil
+		}
+		// The structured result reached the hook as one string; it goes back
+		// as one text block.
+		block, err := textBlock(red)
+		if err != nil {
+			return nil, err
+		}
+		content = "[" + block + "]"
+	default:
+		return nil, nil
+	}
+	return reply(
+		field{"hookSpecificOutput.hookEventName", ev.Name},
+		field{"hookSpecificOutput.updatedMCPToolOutput", rawJSON(content)},
+	)
+}

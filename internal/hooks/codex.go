@@ -1,0 +1,71 @@
+package hooks
+
+import "github.com/tidwall/gjson"
+
+// Codex speaks Codex CLI's hooks (observed with 0.169.0).
+//
+// In:  Claude Code's fields plus turn_id and model; tool_name "mcp__S__T";
+// PostToolUse tool_response is the whole MCP result {content, isError, _meta,
+// structuredContent?}.
+//
+// Out (pre): {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+// "permissionDecision":"allow","updatedInput":{…}}}. Codex applies
+// updatedInput only together with "allow", so a rewritten call is also an
+// approved call. Unknown keys make Codex reject the whole reply.
+// Out (post): none. Codex accepts updatedMCPToolOutput and ignores it.
+type Codex struct{}
+
+func (Codex) Name() string { return "codex" }
+
+func (Codex) detect(p gjson.Result) bool {
+	if p.Get("turn_id").Exists() {
+		return true
+	}
+	// Claude Code never sends model on tool events.
+	switch p.Get("hook_event_name").Str {
+	case "PreToolUse", "PostToolUse":
+		return p.Get("model").Exists() && !p.Get("mcp_server").Exists()
+	}
+	return false
+}
+
+func (Codex) parse(p gjson.Result) (*Event, error) {
+	session, err := stringField(p, "session_id")
+	if err != nil {
+		return nil, err
+	}
+	name := p.Get("hook_event_name").Str
+	phase := PhaseOther
+	switch name {
+	case "PreToolUse":
+		phase = PhasePreTool
+	case "PostToolUse":
+		phase = PhasePostTool
+	case "SessionEnd":
+		phase = PhaseSessionEnd
+	}
+	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
+	if err != nil {
+		return nil, err
+	}
+	if phase == PhasePostTool {
+		ev.Result = mcpResult(p.Get("tool_response"))
+	}
+	return ev, nil
+}
+
+func (Codex) Tool(ev *Event, server string) (string, bool) {
+	return matchMCPName(ev.ToolName, server)
+}
+
+func (Codex) InputReply(ev *Event, args []byte) ([]byte, error) {
+	return reply(
+		field{"hookSpecificOutput.hookEventName", ev.Name},
+		field{"hookSpecificOutput.permissionDecision", "allow"},
+		field{"hookSpecificOutput.updatedInput", rawJSON(args)},
+	)
+}
+
+func (Codex) RedactReply(*Event, string, string) ([]byte, error) {
+	return nil, ErrCannotRewrite
+}

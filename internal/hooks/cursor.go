@@ -1,0 +1,103 @@
+package hooks
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Cursor speaks Cursor's agent hooks. Documented only, never observed: Cursor
+// has no Linux CLI on the registries, so this adapter follows the docs.
+//
+// In:  {conversation_id, generation_id, hook_event_name: preToolUse|postToolUse|…,
+// cursor_version, workspace_roots, tool_name, tool_input, tool_output}; tool_input
+// and tool_output may be objects or JSON strings.
+//
+// Out (preToolUse):  {"permission":"allow","updated_input":{…}}
+// Out (postToolUse): {"updated_mcp_tool_output":{…}}
+// beforeMCPExecution can only allow or deny, so it cannot carry a token.
+//
+// Cursor documents MCP tool names as "MCP:<tool>", which does not name the
+// server. A token is injected only when the name does: "MCP:<server>:<tool>"
+// or "mcp__<server>__<tool>". Otherwise nothing is done.
+type Cursor struct{}
+
+func (Cursor) Name() string { return "cursor" }
+
+func (Cursor) detect(p gjson.Result) bool {
+	return p.Get("conversation_id").Exists() || p.Get("cursor_version").Exists()
+}
+
+func (Cursor) parse(p gjson.Result) (*Event, error) {
+	session, err := stringField(p, "conversation_id")
+	if err != nil {
+		return nil, err
+	}
+	name := p.Get("hook_event_name").Str
+	phase := PhaseOther
+	switch name {
+	case "preToolUse", "beforeMCPExecution":
+		phase = PhasePreTool
+	case "postToolUse", "afterMCPExecution":
+		phase = PhasePostTool
+	case "sessionEnd":
+		phase = PhaseSessionEnd
+	}
+	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
+	if err != nil {
+		return nil, err
+	}
+	if phase == PhasePostTool {
+		ev.Result = mcpResult(cursorOutput(p))
+	}
+	return ev, nil
+}
+
+// cursorOutput is the tool result, parsed when Cursor sent it as a string.
+func cursorOutput(p gjson.Result) gjson.Result {
+	v := p.Get("tool_output")
+	if !v.Exists() {
+		v = p.Get("result_json")
+	}
+	if v.Type == gjson.String {
+		if s := strings.TrimSpace(v.Str); (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && gjson.Valid(s) {
+			return gjson.Parse(s)
+		}
+	}
+	return v
+}
+
+func (Cursor) Tool(ev *Event, server string) (string, bool) {
+	if server == "" {
+		return "", false
+	}
+	if tool, ok := strings.CutPrefix(ev.ToolName, "MCP:"+server+":"); ok && tool != "" {
+		return tool, true
+	}
+	return matchMCPName(ev.ToolName, server)
+}
+
+func (Cursor) InputReply(ev *Event, args []byte) ([]byte, error) {
+	if ev.Name != "preToolUse" {
+		return nil, ErrCannotRewrite
+	}
+	return reply(
+		field{"permission", "allow"},
+		field{"updated_input", rawJSON(args)},
+	)
+}
+
+func (Cursor) RedactReply(ev *Event, key, tok string) ([]byte, error) {
+	if ev.Name != "postToolUse" {
+		return nil, ErrCannotRewrite
+	}
+	out := cursorOutput(ev.payload)
+	if !out.IsObject() {
+		return nil, nil
+	}
+	red, ok := redactResult(out, key, tok)
+	if !ok {
+		return nil, nil
+	}
+	return reply(field{"updated_mcp_tool_output", rawJSON(red)})
+}

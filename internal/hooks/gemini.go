@@ -1,0 +1,90 @@
+package hooks
+
+import "github.com/tidwall/gjson"
+
+// Gemini speaks Gemini CLI's hooks (observed with 0.61.0).
+//
+// In:  {session_id, hook_event_name: BeforeTool|AfterTool|SessionEnd,
+// timestamp, tool_name: "mcp_S_T", tool_input, mcp_context: {server_name,
+// tool_name}}; AfterTool tool_response is {llmContent: [{text}],
+// returnDisplay}, built from the content only (no _meta, no
+// structuredContent), each text wrapped in <untrusted_context>.
+//
+// Out (pre): {"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{…}}}.
+// Gemini validates the new input against the tool's schema. Claude-style
+// updatedInput is ignored. Out (post): none; Gemini cannot rewrite a result.
+type Gemini struct{}
+
+func (Gemini) Name() string { return "gemini" }
+
+func (Gemini) detect(p gjson.Result) bool {
+	if p.Get("mcp_context").Exists() {
+		return true
+	}
+	switch p.Get("hook_event_name").Str {
+	case "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "BeforeAgent", "AfterAgent",
+		"BeforeToolSelection", "PreCompress":
+		return true
+	case "SessionStart", "SessionEnd", "Notification":
+		// Claude Code has these too, but never sends a timestamp.
+		return p.Get("timestamp").Exists()
+	}
+	return false
+}
+
+func (Gemini) parse(p gjson.Result) (*Event, error) {
+	session, err := stringField(p, "session_id")
+	if err != nil {
+		return nil, err
+	}
+	name := p.Get("hook_event_name").Str
+	phase := PhaseOther
+	switch name {
+	case "BeforeTool":
+		phase = PhasePreTool
+	case "AfterTool":
+		phase = PhasePostTool
+	case "SessionEnd":
+		phase = PhaseSessionEnd
+	}
+	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
+	if err != nil {
+		return nil, err
+	}
+	if phase == PhasePostTool {
+		resp := p.Get("tool_response")
+		switch llm := resp.Get("llmContent"); {
+		case llm.IsArray():
+			ev.Result.Texts = contentTexts(llm)
+		case llm.Type == gjson.String:
+			ev.Result.Texts = []string{llm.Str}
+		default:
+			ev.Result = mcpResult(resp)
+		}
+	}
+	return ev, nil
+}
+
+// Tool trusts only mcp_context.server_name: Gemini's tool name mcp_S_T cannot
+// be split when server or tool names contain '_'.
+func (Gemini) Tool(ev *Event, server string) (string, bool) {
+	ctx := ev.payload.Get("mcp_context")
+	if ctx.Get("server_name").Str != server || server == "" {
+		return "", false
+	}
+	if t := ctx.Get("tool_name").Str; t != "" {
+		return t, true
+	}
+	return ev.ToolName, true
+}
+
+func (Gemini) InputReply(ev *Event, args []byte) ([]byte, error) {
+	return reply(
+		field{"hookSpecificOutput.hookEventName", ev.Name},
+		field{"hookSpecificOutput.tool_input", rawJSON(args)},
+	)
+}
+
+func (Gemini) RedactReply(*Event, string, string) ([]byte, error) {
+	return nil, ErrCannotRewrite
+}

@@ -1,0 +1,82 @@
+package hooks
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// OpenCode speaks to the plugin shim recipes/opencode/interceptor.ts
+// (observed with OpenCode 1.18.33). OpenCode has no command hooks; the shim
+// pipes each tool.execute.before/after call to the binary as one JSON object
+// {input, output}, exactly the plugin's two arguments:
+//
+//	before: {input: {tool: "S_T", sessionID, callID}, output: {args}}
+//	after:  {input: {tool, sessionID, callID, args}, output: {_meta, content, isError, structuredContent?}}
+//
+// The reply is the set of output fields to replace: {"args": {…}} before,
+// {"content": […], "structuredContent": {…}, "_meta": {…}} after. The shim
+// applies each by mutating output in place, because OpenCode keeps its own
+// reference: a reassigned output.args never reaches the server.
+type OpenCode struct{}
+
+func (OpenCode) Name() string { return "opencode" }
+
+func (OpenCode) detect(p gjson.Result) bool {
+	return p.Get("input").IsObject() && p.Get("output").IsObject() && p.Get("input.tool").Exists()
+}
+
+func (OpenCode) parse(p gjson.Result) (*Event, error) {
+	session, err := stringField(p, "input.sessionID")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := objectField(p, "output"); err != nil {
+		return nil, err
+	}
+	// Only tool.execute.before has output.args.
+	phase, name, inputPath := PhasePostTool, "tool.execute.after", "input.args"
+	if p.Get("output.args").Exists() {
+		phase, name, inputPath = PhasePreTool, "tool.execute.before", "output.args"
+	}
+	ev, err := toolEvent(p, phase, name, session, "input.tool", inputPath)
+	if err != nil {
+		return nil, err
+	}
+	if phase == PhasePostTool {
+		ev.Result = mcpResult(p.Get("output"))
+	}
+	return ev, nil
+}
+
+// Tool matches OpenCode's <server>_<tool> names. The name alone cannot tell
+// server "wf" with tool "admin_x" from server "wf_admin" with tool "x"; the
+// README says so.
+func (OpenCode) Tool(ev *Event, server string) (string, bool) {
+	s := sanitizeName(server)
+	if s == "" {
+		return "", false
+	}
+	tool, ok := strings.CutPrefix(ev.ToolName, s+"_")
+	return tool, ok && tool != ""
+}
+
+func (OpenCode) InputReply(_ *Event, args []byte) ([]byte, error) {
+	return reply(field{"args", rawJSON(args)})
+}
+
+func (OpenCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
+	out := ev.payload.Get("output")
+	red, ok := redactResult(out, key, tok)
+	if !ok {
+		return nil, nil
+	}
+	r := gjson.Parse(red)
+	var fields []field
+	for _, part := range []string{"content", "structuredContent", "_meta"} {
+		if v := r.Get(part); v.Exists() && v.Raw != out.Get(part).Raw {
+			fields = append(fields, field{part, rawJSON(v.Raw)})
+		}
+	}
+	return reply(fields...)
+}

@@ -1,0 +1,101 @@
+//go:build unix
+
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// checkDir refuses a state dir that is a symlink, not a directory, reachable
+// by group or others, or owned by someone else: any of those would let
+// another user read or plant tokens.
+func checkDir(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("state dir %s: %w", path, fs.ErrNotExist)
+		}
+		return fmt.Errorf("state dir %s: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("state dir %s is a symlink; refusing to follow it", path)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("state dir %s is not a directory", path)
+	}
+	return checkOwnerMode("state dir", path, fi, "700")
+}
+
+func checkOwnerMode(what, path string, fi fs.FileInfo, fix string) error {
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s %s has mode %04o, open to group or others; run: chmod %s %s", what, path, perm, fix, path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		if uid := os.Geteuid(); int(st.Uid) != uid {
+			return fmt.Errorf("%s %s is owned by uid %d, not by you (uid %d); refusing to use it", what, path, st.Uid, uid)
+		}
+	}
+	return nil
+}
+
+// openFile opens a token file for reading without following a symlink and
+// without blocking on a FIFO, then checks it is a private regular file.
+func openFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("token file %s is a symlink; refusing to follow it", path)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fs.ErrNotExist
+		}
+		return nil, fmt.Errorf("token file %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("token file %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("token file %s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if err := checkOwnerMode("token file", path, fi, "600"); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkLockFile refuses a lock path that is a symlink or not a regular file,
+// so taking the lock can never create or truncate a file elsewhere.
+func checkLockFile(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("lock file %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("lock file %s is not a regular file (%s); refusing to use it", path, fi.Mode().Type())
+	}
+	return nil
+}
+
+// syncDir makes the renames in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("state dir %s: %w", dir, err)
+	}
+	return nil
+}

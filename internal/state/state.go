@@ -1,0 +1,471 @@
+// Package state is the token store: one small file per server and client
+// session, plus a per-server "current" file for events that carry no session.
+//
+// Layout under the state dir (0700, owned by the user, never a symlink):
+//
+//	tokens/<server>/s-<sha256(session)>.json   one session's token
+//	tokens/<server>/current.json               the server's latest token
+//	tokens/<server>/.lock                      serializes writers
+//
+// Writers take the lock, write a temp file and rename it over the old one, so
+// a reader (which takes no lock) sees the old or the new token, never a torn
+// or empty one. Session ids are untrusted: they only ever reach the file
+// system hashed.
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// DirEnv names the environment variable that overrides the state dir.
+const DirEnv = "INTERCEPTOR_STATE_DIR"
+
+const (
+	tokensDir   = "tokens"
+	currentFile = "current.json"
+	lockFile    = ".lock"
+	tempPrefix  = ".tmp-"
+	maxRecord   = 64 << 10 // a token is at most 16 KiB; the record around it is small
+)
+
+// ErrNotFound means no token is held for that server and session.
+var ErrNotFound = errors.New("no token held")
+
+// Record is one stored token.
+type Record struct {
+	Token   string
+	Server  string
+	Session string // the session that wrote it; may be "" (no session)
+	Client  string
+	Updated time.Time
+	Current bool // set by List on the server's current token
+}
+
+// Store is a token store rooted at a directory.
+type Store struct {
+	Dir string
+	// LockTimeout bounds how long a writer waits for another writer. A hook
+	// must never hold up the agent, so this is short.
+	LockTimeout time.Duration
+}
+
+// New returns a store rooted at dir. Nothing is created or checked until the
+// store is used.
+func New(dir string) *Store {
+	return &Store{Dir: dir, LockTimeout: 2 * time.Second}
+}
+
+// DefaultDir is $INTERCEPTOR_STATE_DIR, else $XDG_STATE_HOME/interceptor,
+// else the OS's per-user state location.
+func DefaultDir() (string, error) {
+	if d := os.Getenv(DirEnv); d != "" {
+		return d, nil
+	}
+	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "interceptor"), nil
+	}
+	switch runtime.GOOS {
+	case "windows":
+		if d := os.Getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "interceptor"), nil
+		}
+	case "darwin":
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, "Library", "Application Support", "interceptor"), nil
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find a state dir: %w (set %s or --state-dir)", err, DirEnv)
+	}
+	return filepath.Join(home, ".local", "state", "interceptor"), nil
+}
+
+// ServerKey is the directory name for a server: the name itself when it is
+// plainly safe, else a hash of it.
+func ServerKey(server string) string {
+	if server != "" && len(server) <= 64 && server[0] != '.' && server != currentFile {
+		safe := true
+		for i := 0; i < len(server); i++ {
+			c := server[i]
+			if !(c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				safe = false
+				break
+			}
+		}
+		if safe {
+			return server
+		}
+	}
+	sum := sha256.Sum256([]byte(server))
+	return "h-" + hex.EncodeToString(sum[:12])
+}
+
+// SessionFile is the file name holding a session's token; "" is the
+// server's current token.
+func SessionFile(session string) string {
+	if session == "" {
+		return currentFile
+	}
+	sum := sha256.Sum256([]byte(session))
+	return "s-" + hex.EncodeToString(sum[:20]) + ".json"
+}
+
+func (s *Store) serverDir(server string) string {
+	return filepath.Join(s.Dir, tokensDir, ServerKey(server))
+}
+
+// Get returns the token held for server and session (session "" reads the
+// server's current token). It returns ErrNotFound when there is none.
+func (s *Store) Get(server, session string) (Record, error) {
+	dir := s.serverDir(server)
+	for _, d := range []string{s.Dir, filepath.Join(s.Dir, tokensDir), dir} {
+		if err := checkDir(d); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return Record{}, ErrNotFound
+			}
+			return Record{}, err
+		}
+	}
+	return readRecord(filepath.Join(dir, SessionFile(session)))
+}
+
+func readRecord(path string) (Record, error) {
+	f, err := openFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Record{}, ErrNotFound
+		}
+		return Record{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
+	if err != nil {
+		return Record{}, fmt.Errorf("token file %s: %w", path, err)
+	}
+	if len(data) > maxRecord {
+		return Record{}, fmt.Errorf("token file %s: larger than %d bytes", path, maxRecord)
+	}
+	return parseRecord(path, data)
+}
+
+func parseRecord(path string, data []byte) (Record, error) {
+	if !gjson.ValidBytes(data) {
+		return Record{}, fmt.Errorf("token file %s: not valid JSON", path)
+	}
+	r := gjson.ParseBytes(data)
+	tok := r.Get("token")
+	if tok.Type != gjson.String || tok.Str == "" {
+		return Record{}, fmt.Errorf("token file %s: no token field", path)
+	}
+	rec := Record{
+		Token:   tok.Str,
+		Server:  r.Get("server").Str,
+		Session: r.Get("session").Str,
+		Client:  r.Get("client").Str,
+	}
+	if t, err := time.Parse(time.RFC3339Nano, r.Get("updated").Str); err == nil {
+		rec.Updated = t
+	}
+	return rec, nil
+}
+
+func encodeRecord(rec Record) ([]byte, error) {
+	out := []byte("{}")
+	var err error
+	for _, kv := range [][2]string{
+		{"token", rec.Token},
+		{"server", rec.Server},
+		{"session", rec.Session},
+		{"client", rec.Client},
+		{"updated", rec.Updated.UTC().Format(time.RFC3339Nano)},
+	} {
+		if out, err = sjson.SetBytes(out, kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	return append(out, '\n'), nil
+}
+
+// Put stores rec.Token for rec.Server under rec.Session and also as the
+// server's current token.
+func (s *Store) Put(rec Record) error {
+	if rec.Updated.IsZero() {
+		rec.Updated = time.Now()
+	}
+	dir, err := s.ensureServerDir(rec.Server)
+	if err != nil {
+		return err
+	}
+	return s.locked(dir, func() error {
+		names := []string{currentFile}
+		if rec.Session != "" {
+			names = []string{SessionFile(rec.Session), currentFile}
+		}
+		// Both files hold the same record: current remembers which session
+		// wrote it, so that session's end can retire it.
+		data, err := encodeRecord(rec)
+		if err != nil {
+			return fmt.Errorf("encoding token record: %w", err)
+		}
+		for _, name := range names {
+			if err := writeAtomic(dir, name, data); err != nil {
+				return err
+			}
+		}
+		return syncDir(dir)
+	})
+}
+
+// Delete forgets the token of server and session. When the server's current
+// token was written by that session, it is forgotten too; session "" forgets
+// the current token only. Deleting what is not there is not an error.
+func (s *Store) Delete(server, session string) error {
+	return s.deleteIn(s.serverDir(server), session)
+}
+
+// DeleteSession forgets a session's tokens for every server.
+func (s *Store) DeleteSession(session string) error {
+	keys, err := s.Servers()
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := s.deleteIn(filepath.Join(s.Dir, tokensDir, k), session); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) deleteIn(dir, session string) error {
+	if err := checkDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return s.locked(dir, func() error {
+		if session != "" {
+			if err := removeFile(filepath.Join(dir, SessionFile(session))); err != nil {
+				return err
+			}
+		}
+		cur, err := readRecord(filepath.Join(dir, currentFile))
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		if session == "" || cur.Session == session {
+			return removeFile(filepath.Join(dir, currentFile))
+		}
+		return nil
+	})
+}
+
+// Servers lists the server keys that hold tokens.
+func (s *Store) Servers() ([]string, error) {
+	root := filepath.Join(s.Dir, tokensDir)
+	if err := checkDir(root); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("state dir %s: %w", root, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// List returns every record held for server (current included), or for all
+// servers when server is "". Files that cannot be read come back as errors,
+// not skipped silently.
+func (s *Store) List(server string) ([]Record, []error) {
+	keys := []string{ServerKey(server)}
+	if server == "" {
+		var err error
+		if keys, err = s.Servers(); err != nil {
+			return nil, []error{err}
+		}
+	}
+	var recs []Record
+	var errs []error
+	for _, k := range keys {
+		r, e := listDir(filepath.Join(s.Dir, tokensDir, k))
+		recs = append(recs, r...)
+		errs = append(errs, e...)
+	}
+	return recs, errs
+}
+
+func listDir(dir string) ([]Record, []error) {
+	if err := checkDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []error{err}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("state dir %s: %w", dir, err)}
+	}
+	var recs []Record
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if !isTokenFile(name) {
+			continue
+		}
+		rec, err := readRecord(filepath.Join(dir, name))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rec.Current = name == currentFile
+		recs = append(recs, rec)
+	}
+	return recs, errs
+}
+
+func isTokenFile(name string) bool {
+	return name == currentFile || strings.HasPrefix(name, "s-") && strings.HasSuffix(name, ".json")
+}
+
+// DeleteServer forgets every token held for server.
+func (s *Store) DeleteServer(server string) error {
+	dir := s.serverDir(server)
+	if err := checkDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return s.locked(dir, func() error {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("state dir %s: %w", dir, err)
+		}
+		for _, e := range entries {
+			if isTokenFile(e.Name()) {
+				if err := removeFile(filepath.Join(dir, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) ensureServerDir(server string) (string, error) {
+	if err := ensureDir(s.Dir, true); err != nil {
+		return "", err
+	}
+	if err := ensureDir(filepath.Join(s.Dir, tokensDir), false); err != nil {
+		return "", err
+	}
+	dir := s.serverDir(server)
+	return dir, ensureDir(dir, false)
+}
+
+// ensureDir creates dir with mode 0700 if it is missing (and its parents too
+// when parents is set), then checks that it is safe to use.
+func ensureDir(dir string, parents bool) error {
+	err := checkDir(dir)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	mk := os.Mkdir
+	if parents {
+		mk = os.MkdirAll
+	}
+	if err := mk(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("state dir %s: %w", dir, err)
+	}
+	return checkDir(dir)
+}
+
+func (s *Store) locked(dir string, fn func() error) error {
+	path := filepath.Join(dir, lockFile)
+	if err := checkLockFile(path); err != nil {
+		return err
+	}
+	lock := flock.New(path, flock.SetPermissions(0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), s.LockTimeout)
+	defer cancel()
+	ok, err := lock.TryLockContext(ctx, 2*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("lock %s: still held by another process after %s", path, s.LockTimeout)
+		}
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer lock.Unlock()
+	return fn()
+}
+
+// writeAtomic replaces dir/name with data through a temp file and a rename.
+// The rename replaces a planted symlink instead of following it.
+func writeAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", dir, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		return fmt.Errorf("token file %s: %w", tmp, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("token file %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("token file %s: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("token file %s: %w", tmp, err)
+	}
+	dst := filepath.Join(dir, name)
+	if err := os.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("token file %s: %w", dst, err)
+	}
+	ok = true
+	return nil
+}
+
+func removeFile(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("token file %s: %w", path, err)
+	}
+	return nil
+}

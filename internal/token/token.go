@@ -1,0 +1,220 @@
+// Package token holds the token logic shared by hook mode and proxy mode:
+// validating a token, finding it in a tool result, injecting it into tool
+// arguments and redacting it from what the model reads.
+//
+// Everything works on raw JSON bytes through gjson (read) and sjson (edit),
+// so bytes we do not touch survive exactly: key order, number spelling and
+// unknown fields.
+package token
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// MaxLen is the longest token accepted. Real tokens are a few hundred bytes;
+// the cap keeps a hostile result from filling the state dir.
+const MaxLen = 16 << 10
+
+// Placeholder replaces a redacted token where the token cannot simply be
+// dropped. A call that carries it is treated as carrying no token, so a model
+// that copies it back still gets the real one injected.
+const Placeholder = "[session_token held by interceptor]"
+
+// Validate reports whether tok is acceptable: one line of printable ASCII
+// (0x21-0x7E), non-empty, at most MaxLen bytes. The error never includes the
+// token itself.
+func Validate(tok string) error {
+	if tok == "" {
+		return errors.New("token is empty")
+	}
+	if len(tok) > MaxLen {
+		return fmt.Errorf("token is %d bytes, more than the %d allowed", len(tok), MaxLen)
+	}
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; c < 0x21 || c > 0x7e {
+			return fmt.Errorf("token has a byte 0x%02x at offset %d (only printable ASCII without spaces is allowed)", c, i)
+		}
+	}
+	return nil
+}
+
+// Mask shortens a token for logs and `token show`: enough to tell two tokens
+// apart, never enough to use one.
+func Mask(tok string) string {
+	if len(tok) <= 12 {
+		return strings.Repeat("*", len(tok))
+	}
+	return fmt.Sprintf("%s…%s (%d chars)", tok[:4], tok[len(tok)-4:], len(tok))
+}
+
+// Source says where in a result a token was found.
+type Source string
+
+const (
+	FromMeta       Source = "_meta"
+	FromStructured Source = "structuredContent"
+	FromText       Source = "text"
+)
+
+// Result is what a client lets us see of an MCP tool result. Any part may be
+// missing: Claude Code and Gemini never show _meta to a hook.
+type Result struct {
+	Meta       gjson.Result // the _meta object
+	Structured gjson.Result // the structuredContent object
+	Texts      []string     // text content blocks, in order
+}
+
+// Find looks for the token under key, in order: _meta, structuredContent,
+// then each text block. It returns the first string value found; the caller
+// validates it.
+func Find(r Result, key string) (string, Source, bool) {
+	path := EscapePath(key)
+	if v := r.Meta.Get(path); v.Type == gjson.String {
+		return v.Str, FromMeta, true
+	}
+	if v := r.Structured.Get(path); v.Type == gjson.String {
+		return v.Str, FromStructured, true
+	}
+	for _, t := range r.Texts {
+		if tok, ok := FindInText(t, key); ok {
+			return tok, FromText, true
+		}
+	}
+	return "", "", false
+}
+
+// untrustedOpen and untrustedClose are the wrapper Gemini CLI puts around MCP
+// text before the model (and the AfterTool hook) sees it.
+const (
+	untrustedOpen  = "<untrusted_context>"
+	untrustedClose = "</untrusted_context>"
+)
+
+// FindInText finds the token in a text block: either the whole text is a JSON
+// object with a string field key, or a line holds `key: value` (also
+// `key=value`, quoted or in bold). The key must stand as a word of its own, so
+// `received_session_token=…` does not count.
+func FindInText(text, key string) (string, bool) {
+	body := strings.TrimSpace(text)
+	if strings.HasPrefix(body, untrustedOpen) && strings.HasSuffix(body, untrustedClose) {
+		body = strings.TrimSpace(body[len(untrustedOpen) : len(body)-len(untrustedClose)])
+	}
+	if strings.HasPrefix(body, "{") && gjson.Valid(body) {
+		if v := gjson.Get(body, EscapePath(key)); v.Type == gjson.String {
+			return v.Str, true
+		}
+	}
+	for line := range strings.Lines(body) {
+		if _, start, end, ok := findKeyValue(line, key); ok {
+			return line[start:end], true
+		}
+	}
+	return "", false
+}
+
+// findKeyValue finds `key <sep> value` in line, where sep is ':' or '=',
+// optionally with quotes or markdown emphasis around the key and quotes around
+// the value. It returns where the key starts and where the value starts and
+// ends.
+func findKeyValue(line, key string) (keyAt, start, end int, ok bool) {
+	from := 0
+	for {
+		i := strings.Index(line[from:], key)
+		if i < 0 {
+			return 0, 0, 0, false
+		}
+		i += from
+		from = i + len(key)
+		if i > 0 && isWordByte(line[i-1]) {
+			continue
+		}
+		j := i + len(key)
+		j = skipAny(line, j, "\"'*`")
+		j = skipAny(line, j, " \t")
+		if j >= len(line) || (line[j] != ':' && line[j] != '=') {
+			continue
+		}
+		j = skipAny(line, j+1, " \t")
+		quote := byte(0)
+		if j < len(line) && (line[j] == '"' || line[j] == '\'' || line[j] == '`') {
+			quote = line[j]
+			j++
+		}
+		k := j
+		for k < len(line) && line[k] > ' ' && line[k] != 0x7f && line[k] != quote {
+			k++
+		}
+		if quote == 0 {
+			// An unquoted value ends at trailing punctuation that is not part of
+			// a token in prose, e.g. "session_token: abc." or "(…: abc)".
+			for k > j && strings.IndexByte(",;)]}", line[k-1]) >= 0 {
+				k--
+			}
+		}
+		if k == j {
+			continue
+		}
+		return i, j, k, true
+	}
+}
+
+func skipAny(s string, i int, set string) int {
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// EscapePath turns a literal object key into a gjson/sjson path that matches
+// exactly that key, so a key like "a.b" or "x*" is not read as a pattern.
+func EscapePath(key string) string {
+	if strings.IndexAny(key, `.*?|#@!\:`) < 0 {
+		return key
+	}
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		if strings.IndexByte(`.*?|#@!\:`, key[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(key[i])
+	}
+	return b.String()
+}
+
+// Carries reports whether the arguments already carry a value for any of the
+// keys. An absent key, null, an empty string or the redaction Placeholder
+// carries nothing.
+func Carries(args gjson.Result, keys []string) bool {
+	for _, k := range keys {
+		v := args.Get(EscapePath(k))
+		switch {
+		case !v.Exists(), v.Type == gjson.Null:
+		case v.Type == gjson.String && (strings.TrimSpace(v.Str) == "" || v.Str == Placeholder):
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// Inject returns args (a JSON object) with key set to tok. Every other byte of
+// args is kept as it was.
+func Inject(args []byte, key, tok string) ([]byte, error) {
+	if !gjson.ValidBytes(args) || !gjson.ParseBytes(args).IsObject() {
+		return nil, errors.New("tool arguments are not a JSON object")
+	}
+	out, err := sjson.SetBytes(args, EscapePath(key), tok)
+	if err != nil {
+		return nil, fmt.Errorf("setting argument %q: %w", key, err)
+	}
+	return out, nil
+}
