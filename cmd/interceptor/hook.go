@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,8 +81,10 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 }
 
 func runHook(in *streams, f *hookFlags, needServer bool, fn hookFunc) (lifecycle.Outcome, error) {
-	if needServer && len(f.opts.Servers) == 0 {
-		return lifecycle.Outcome{}, errors.New("--server is required (or INTERCEPTOR_SERVER)")
+	if needServer {
+		if err := f.opts.Validate(); err != nil {
+			return lifecycle.Outcome{}, err
+		}
 	}
 	client, err := hooks.Lookup(f.client)
 	if err != nil {

@@ -57,8 +57,10 @@ func (OpenCode) Tool(ev *Event, server string) (string, bool) {
 	if s == "" {
 		return "", false
 	}
-	tool, ok := strings.CutPrefix(ev.ToolName, s+"_")
-	return tool, ok && tool != ""
+	if tool, ok := strings.CutPrefix(ev.ToolName, s+"_"); ok && tool != "" {
+		return tool, true
+	}
+	return "", false
 }
 
 func (OpenCode) InputReply(_ *Event, args []byte) ([]byte, error) {

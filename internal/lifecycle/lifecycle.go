@@ -33,6 +33,26 @@ type Outcome struct {
 	Trace   string
 }
 
+// Validate checks the options a user gave, so a typo is reported once and
+// clearly instead of as a silent no-op.
+func (o Options) Validate() error {
+	if len(o.Servers) == 0 {
+		return errors.New("--server is required (or INTERCEPTOR_SERVER)")
+	}
+	for _, s := range o.Servers {
+		if s == "" {
+			return errors.New("--server names an empty server")
+		}
+	}
+	if err := token.ValidateKey(o.Arg); err != nil {
+		return fmt.Errorf("--arg: %w", err)
+	}
+	if err := token.ValidateKey(o.MetaKey); err != nil {
+		return fmt.Errorf("--meta-key: %w", err)
+	}
+	return nil
+}
+
 func (o Options) match(ev *hooks.Event) (server, tool string, ok bool) {
 	for _, s := range o.Servers {
 		if tool, ok := ev.Client.Tool(ev, s); ok {

@@ -13,14 +13,16 @@ import (
 // dropped whole; any other occurrence becomes Placeholder. It reports whether
 // anything changed.
 func RedactText(text, key, tok string) (string, bool) {
-	if tok == "" || !strings.Contains(text, tok) {
+	if tok == "" {
 		return text, false
 	}
 	trimmed := strings.TrimSpace(text)
 	if strings.HasPrefix(trimmed, "{") && gjson.Valid(trimmed) {
-		if out, ok := RedactJSON([]byte(text), key, tok); ok {
-			return string(out), true
-		}
+		out, ok := RedactJSON([]byte(text), key, tok)
+		return string(out), ok
+	}
+	if !strings.Contains(text, tok) {
+		return text, false
 	}
 	var b strings.Builder
 	b.Grow(len(text))
@@ -45,7 +47,7 @@ func RedactText(text, key, tok string) (string, bool) {
 // Placeholder. It reports whether anything changed; on a result that would not
 // be valid JSON it changes nothing.
 func RedactJSON(obj []byte, key, tok string) ([]byte, bool) {
-	if tok == "" || !bytes.Contains(obj, []byte(tok)) {
+	if tok == "" {
 		return obj, false
 	}
 	out := obj

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -122,6 +123,9 @@ func FindInText(text, key string) (string, bool) {
 // the value. It returns where the key starts and where the value starts and
 // ends.
 func findKeyValue(line, key string) (keyAt, start, end int, ok bool) {
+	if key == "" {
+		return 0, 0, 0, false
+	}
 	from := 0
 	for {
 		i := strings.Index(line[from:], key)
@@ -152,7 +156,7 @@ func findKeyValue(line, key string) (keyAt, start, end int, ok bool) {
 		if quote == 0 {
 			// An unquoted value ends at trailing punctuation that is not part of
 			// a token in prose, e.g. "session_token: abc." or "(…: abc)".
-			for k > j && strings.IndexByte(",;)]}", line[k-1]) >= 0 {
+			for k > j && strings.IndexByte(",;.)]}", line[k-1]) >= 0 {
 				k--
 			}
 		}
@@ -172,6 +176,23 @@ func skipAny(s string, i int, set string) int {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// ValidateKey checks an argument or result key name given by the user: it
+// must be non-empty, valid UTF-8 and free of control characters.
+func ValidateKey(key string) error {
+	if key == "" {
+		return errors.New("key name is empty")
+	}
+	if !utf8.ValidString(key) {
+		return fmt.Errorf("key name %q is not valid UTF-8", key)
+	}
+	for _, r := range key {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("key name %q has a control character", key)
+		}
+	}
+	return nil
 }
 
 // EscapePath turns a literal object key into a gjson/sjson path that matches
@@ -209,6 +230,9 @@ func Carries(args gjson.Result, keys []string) bool {
 // Inject returns args (a JSON object) with key set to tok. Every other byte of
 // args is kept as it was.
 func Inject(args []byte, key, tok string) ([]byte, error) {
+	if err := ValidateKey(key); err != nil {
+		return nil, err
+	}
 	if !gjson.ValidBytes(args) || !gjson.ParseBytes(args).IsObject() {
 		return nil, errors.New("tool arguments are not a JSON object")
 	}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run this test binary as the `interceptor`
+// command, so the scripts exercise the real CLI as a separate process.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"interceptor": func() {
+			os.Exit(run(os.Args[1:], &streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, exit: os.Exit}))
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("FIXTURES", filepath.Join(root, "fixtures"))
+			env.Setenv("DOCUMENTED", filepath.Join(root, "documented"))
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("XDG_STATE_HOME", "")
+			env.Setenv("INTERCEPTOR_STATE_DIR", filepath.Join(env.WorkDir, "state"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"lines":    cmdLines,
+			"perm":     cmdPerm,
+			"nofile":   cmdNoFile,
+			"contains": cmdContains,
+		},
+	})
+}
+
+// lines stdout|stderr N: the stream has exactly N lines.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: lines stdout|stderr N")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	out := ts.ReadFile(args[0])
+	got := strings.Count(out, "\n")
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		got++
+	}
+	if (got == want) == neg {
+		ts.Fatalf("%s has %d lines, want %s%d:\n%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want, out)
+	}
+}
+
+// perm MODE FILE...: each file has exactly this permission (octal).
+func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: perm MODE FILE...")
+	}
+	want, err := strconv.ParseUint(args[0], 8, 32)
+	ts.Check(err)
+	for _, f := range args[1:] {
+		matches, _ := filepath.Glob(ts.MkAbs(f))
+		if len(matches) == 0 {
+			ts.Fatalf("perm: no file %s", f)
+		}
+		for _, m := range matches {
+			fi, err := os.Lstat(m)
+			ts.Check(err)
+			if (uint64(fi.Mode().Perm()) == want) == neg {
+				ts.Fatalf("%s has mode %04o, want %s%04o", m, fi.Mode().Perm(), map[bool]string{true: "not ", false: ""}[neg], want)
+			}
+		}
+	}
+}
+
+// nofile GLOB: nothing matches (used to prove nothing was written).
+func cmdNoFile(ts *testscript.TestScript, neg bool, args []string) {
+	for _, g := range args {
+		matches, _ := filepath.Glob(ts.MkAbs(g))
+		if (len(matches) == 0) == neg {
+			ts.Fatalf("nofile %s: found %v", g, matches)
+		}
+	}
+}
+
+// contains FILE FILE2: FILE's content holds FILE2's content verbatim (trimmed),
+// for checking a token appears (or with !, never appears) in an output.
+func cmdContains(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: contains FILE NEEDLEFILE")
+	}
+	hay := ts.ReadFile(args[0])
+	needle := strings.TrimSpace(ts.ReadFile(args[1]))
+	if needle == "" {
+		ts.Fatalf("contains: empty needle")
+	}
+	if bytes.Contains([]byte(hay), []byte(needle)) == neg {
+		ts.Fatalf("%s %s the text of %s", args[0], map[bool]string{true: "contains", false: "lacks"}[neg], args[1])
+	}
+}
+
+func TestRunDirect(t *testing.T) {
+	// The command can be driven with injected streams, no process needed.
+	var out, errb bytes.Buffer
+	code := run([]string{"version"}, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 0 || !strings.HasPrefix(out.String(), "interceptor ") {
+		t.Fatalf("version: code %d out %q err %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"inject", "--server", "wf"}, &streams{In: strings.NewReader("not json"), Out: &out, Err: &errb})
+	if code != 0 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 {
+		t.Fatalf("bad stdin: code %d out %q err %q", code, out.String(), errb.String())
+	}
+	code = run([]string{"token", "show", "--bogus"}, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 1 {
+		t.Fatalf("a non-hook command with a bad flag exits %d, want 1", code)
+	}
+}
