@@ -86,16 +86,3 @@ func checkLockFile(path string) error {
 	}
 	return nil
 }
-
-// syncDir makes the renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("state dir %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("state dir %s: %w", dir, err)
-	}
-	return nil
-}

@@ -60,5 +60,3 @@ func checkLockFile(path string) error {
 	}
 	return nil
 }
-
-func syncDir(string) error { return nil }

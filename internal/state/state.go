@@ -14,7 +14,6 @@
 package state
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -204,31 +203,55 @@ func encodeRecord(rec Record) ([]byte, error) {
 
 // Put stores rec.Token for rec.Server under rec.Session and also as the
 // server's current token.
+//
+// The record is written to a temp file before the lock is taken; under the
+// lock there are only renames, so writers queue for microseconds, not for
+// disk writes. Both files get the same record (current remembers which
+// session wrote it, so that session's end can retire it), through a hard
+// link to the one temp file. Files are never modified in place, so sharing
+// an inode is safe.
 func (s *Store) Put(rec Record) error {
 	if rec.Updated.IsZero() {
 		rec.Updated = time.Now()
+	}
+	data, err := encodeRecord(rec)
+	if err != nil {
+		return fmt.Errorf("encoding token record: %w", err)
 	}
 	dir, err := s.ensureServerDir(rec.Server)
 	if err != nil {
 		return err
 	}
-	return s.locked(dir, func() error {
-		names := []string{currentFile}
-		if rec.Session != "" {
-			names = []string{SessionFile(rec.Session), currentFile}
+	tmp, err := writeTemp(dir, data)
+	if err != nil {
+		return err
+	}
+	temps := []string{tmp}
+	defer func() {
+		for _, t := range temps {
+			os.Remove(t) // no-op once renamed
 		}
-		// Both files hold the same record: current remembers which session
-		// wrote it, so that session's end can retire it.
-		data, err := encodeRecord(rec)
-		if err != nil {
-			return fmt.Errorf("encoding token record: %w", err)
-		}
-		for _, name := range names {
-			if err := writeAtomic(dir, name, data); err != nil {
+	}()
+	names := []string{currentFile}
+	if rec.Session != "" {
+		second := tmp + ".current"
+		if err := os.Link(tmp, second); err != nil {
+			// A file system without hard links: write a second copy.
+			if second, err = writeTemp(dir, data); err != nil {
 				return err
 			}
 		}
-		return syncDir(dir)
+		temps = append(temps, second)
+		names = []string{SessionFile(rec.Session), currentFile}
+	}
+	return s.locked(dir, func() error {
+		for i, name := range names {
+			dst := filepath.Join(dir, name)
+			if err := os.Rename(temps[i], dst); err != nil {
+				return fmt.Errorf("token file %s: %w", dst, err)
+			}
+		}
+		return nil
 	})
 }
 
@@ -409,58 +432,67 @@ func ensureDir(dir string, parents bool) error {
 	return checkDir(dir)
 }
 
+// locked runs fn holding the exclusive lock of dir. It waits in a blocking
+// flock, which the kernel hands to waiters in turn, rather than polling,
+// which can starve one writer among many; and gives up after LockTimeout.
 func (s *Store) locked(dir string, fn func() error) error {
 	path := filepath.Join(dir, lockFile)
 	if err := checkLockFile(path); err != nil {
 		return err
 	}
 	lock := flock.New(path, flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), s.LockTimeout)
-	defer cancel()
-	ok, err := lock.TryLockContext(ctx, 2*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("lock %s: still held by another process after %s", path, s.LockTimeout)
+	acquired := make(chan error, 1)
+	go func() { acquired <- lock.Lock() }()
+	timer := time.NewTimer(s.LockTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-acquired:
+		if err != nil {
+			return fmt.Errorf("lock %s: %w", path, err)
 		}
-		return fmt.Errorf("lock %s: %w", path, err)
+	case <-timer.C:
+		// Release the lock if the abandoned wait gets it later.
+		go func() {
+			if <-acquired == nil {
+				lock.Unlock()
+			}
+		}()
+		return fmt.Errorf("lock %s: still held by another process after %s", path, s.LockTimeout)
 	}
 	defer lock.Unlock()
 	return fn()
 }
 
-// writeAtomic replaces dir/name with data through a temp file and a rename.
-// The rename replaces a planted symlink instead of following it.
-func writeAtomic(dir, name string, data []byte) error {
+// writeTemp writes data to a new private temp file in dir, to be renamed
+// over a token file: a rename replaces a planted symlink instead of following
+// it, and readers see the old file or the new one, never a torn one.
+//
+// No fsync: a process killed at any point leaves the old or the new token
+// (the page cache survives it), and on a power loss a file system that loses
+// the data of a renamed file leaves a record that fails to parse, which the
+// reader reports instead of using. A token dies with its agent session
+// anyway; an fsync would cost every tool call a disk flush.
+func writeTemp(dir string, data []byte) (string, error) {
 	f, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {
-		return fmt.Errorf("state dir %s: %w", dir, err)
+		return "", fmt.Errorf("state dir %s: %w", dir, err)
 	}
 	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
 	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		return fmt.Errorf("token file %s: %w", tmp, err)
+		f.Close()
+		os.Remove(tmp)
+		return "", fmt.Errorf("token file %s: %w", tmp, err)
 	}
 	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("token file %s: %w", tmp, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("token file %s: %w", tmp, err)
+		f.Close()
+		os.Remove(tmp)
+		return "", fmt.Errorf("token file %s: %w", tmp, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("token file %s: %w", tmp, err)
+		os.Remove(tmp)
+		return "", fmt.Errorf("token file %s: %w", tmp, err)
 	}
-	dst := filepath.Join(dir, name)
-	if err := os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("token file %s: %w", dst, err)
-	}
-	ok = true
-	return nil
+	return tmp, nil
 }
 
 func removeFile(path string) error {
