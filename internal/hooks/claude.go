@@ -21,21 +21,21 @@ type ClaudeCode struct{}
 
 func (ClaudeCode) Name() string { return "claude-code" }
 
-func (ClaudeCode) detect(p gjson.Result) bool {
-	switch p.Get("hook_event_name").Str {
+func (ClaudeCode) detect(p fields) bool {
+	switch p.get("hook_event_name").Str {
 	case "PreToolUse", "PostToolUse", "SessionEnd", "SessionStart", "Stop", "SubagentStop",
 		"UserPromptSubmit", "Notification", "PreCompact", "PermissionRequest":
-		return p.Get("session_id").Exists()
+		return p.get("session_id").Exists()
 	}
 	return false
 }
 
-func (ClaudeCode) parse(p gjson.Result) (*Event, error) {
+func (ClaudeCode) parse(p fields) (*Event, error) {
 	session, err := stringField(p, "session_id")
 	if err != nil {
 		return nil, err
 	}
-	name := p.Get("hook_event_name").Str
+	name := p.get("hook_event_name").Str
 	phase := PhaseOther
 	switch name {
 	case "PreToolUse":
@@ -50,7 +50,7 @@ func (ClaudeCode) parse(p gjson.Result) (*Event, error) {
 		return nil, err
 	}
 	if phase == PhasePostTool {
-		ev.Result = mcpResult(p.Get("tool_response"))
+		ev.result = func() token.Result { return mcpResult(p.get("tool_response")) }
 	}
 	return ev, nil
 }
@@ -58,7 +58,7 @@ func (ClaudeCode) parse(p gjson.Result) (*Event, error) {
 // Tool trusts mcp_server.name when Claude Code sends it: it is the server's
 // configured name, exact, while the tool name only carries a sanitized one.
 func (ClaudeCode) Tool(ev *Event, server string) (string, bool) {
-	if name := ev.payload.Get("mcp_server.name"); name.Type == gjson.String {
+	if name := ev.fields.get("mcp_server.name"); name.Type == gjson.String {
 		if name.Str != server {
 			return "", false
 		}
@@ -74,7 +74,7 @@ func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {
 }
 
 func (ClaudeCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
-	resp := ev.payload.Get("tool_response")
+	resp := ev.fields.get("tool_response")
 	var content string
 	switch {
 	case resp.IsArray():

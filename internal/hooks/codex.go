@@ -1,6 +1,8 @@
 package hooks
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/interceptor-dev/interceptor/internal/token"
+)
 
 // Codex speaks Codex CLI's hooks (observed with 0.169.0).
 //
@@ -17,24 +19,24 @@ type Codex struct{}
 
 func (Codex) Name() string { return "codex" }
 
-func (Codex) detect(p gjson.Result) bool {
-	if p.Get("turn_id").Exists() {
+func (Codex) detect(p fields) bool {
+	if p.get("turn_id").Exists() {
 		return true
 	}
 	// Claude Code never sends model on tool events.
-	switch p.Get("hook_event_name").Str {
+	switch p.get("hook_event_name").Str {
 	case "PreToolUse", "PostToolUse":
-		return p.Get("model").Exists() && !p.Get("mcp_server").Exists()
+		return p.get("model").Exists() && !p.get("mcp_server").Exists()
 	}
 	return false
 }
 
-func (Codex) parse(p gjson.Result) (*Event, error) {
+func (Codex) parse(p fields) (*Event, error) {
 	session, err := stringField(p, "session_id")
 	if err != nil {
 		return nil, err
 	}
-	name := p.Get("hook_event_name").Str
+	name := p.get("hook_event_name").Str
 	phase := PhaseOther
 	switch name {
 	case "PreToolUse":
@@ -49,7 +51,7 @@ func (Codex) parse(p gjson.Result) (*Event, error) {
 		return nil, err
 	}
 	if phase == PhasePostTool {
-		ev.Result = mcpResult(p.Get("tool_response"))
+		ev.result = func() token.Result { return mcpResult(p.get("tool_response")) }
 	}
 	return ev, nil
 }

@@ -3,6 +3,8 @@ package hooks
 import (
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/token"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -24,16 +26,16 @@ type Cursor struct{}
 
 func (Cursor) Name() string { return "cursor" }
 
-func (Cursor) detect(p gjson.Result) bool {
-	return p.Get("conversation_id").Exists() || p.Get("cursor_version").Exists()
+func (Cursor) detect(p fields) bool {
+	return p.get("conversation_id").Exists() || p.get("cursor_version").Exists()
 }
 
-func (Cursor) parse(p gjson.Result) (*Event, error) {
+func (Cursor) parse(p fields) (*Event, error) {
 	session, err := stringField(p, "conversation_id")
 	if err != nil {
 		return nil, err
 	}
-	name := p.Get("hook_event_name").Str
+	name := p.get("hook_event_name").Str
 	phase := PhaseOther
 	switch name {
 	case "preToolUse", "beforeMCPExecution":
@@ -48,16 +50,16 @@ func (Cursor) parse(p gjson.Result) (*Event, error) {
 		return nil, err
 	}
 	if phase == PhasePostTool {
-		ev.Result = mcpResult(cursorOutput(p))
+		ev.result = func() token.Result { return mcpResult(cursorOutput(p)) }
 	}
 	return ev, nil
 }
 
 // cursorOutput is the tool result, parsed when Cursor sent it as a string.
-func cursorOutput(p gjson.Result) gjson.Result {
-	v := p.Get("tool_output")
+func cursorOutput(p fields) gjson.Result {
+	v := p.get("tool_output")
 	if !v.Exists() {
-		v = p.Get("result_json")
+		v = p.get("result_json")
 	}
 	if v.Type == gjson.String {
 		if s := strings.TrimSpace(v.Str); (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && gjson.Valid(s) {
@@ -91,7 +93,7 @@ func (Cursor) RedactReply(ev *Event, key, tok string) ([]byte, error) {
 	if ev.Name != "postToolUse" {
 		return nil, ErrCannotRewrite
 	}
-	out := cursorOutput(ev.payload)
+	out := cursorOutput(ev.fields)
 	if !out.IsObject() {
 		return nil, nil
 	}

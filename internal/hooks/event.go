@@ -5,10 +5,12 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
@@ -55,9 +57,54 @@ type Event struct {
 	Session  string       // the client's session id; "" when it sent none
 	ToolName string       // the tool name as the client sent it
 	Input    gjson.Result // the tool arguments (a JSON object), when the event has them
-	Result   token.Result // what the hook can see of the tool result (post-tool)
 
-	payload gjson.Result // the whole payload, for rendering
+	fields fields              // the payload's top-level fields, for rendering
+	result func() token.Result // reads the tool result; see Result
+	cached *token.Result
+}
+
+// Result is what the hook can see of the tool result (post-tool events). It
+// is read on first use only: a large result costs nothing when the tool
+// turns out to belong to another server.
+func (ev *Event) Result() token.Result {
+	if ev.cached == nil {
+		var r token.Result
+		if ev.result != nil {
+			r = ev.result()
+		}
+		ev.cached = &r
+	}
+	return *ev.cached
+}
+
+// fields holds a payload's top-level fields as raw JSON, read in one pass
+// (see rawjson): looking up an absent key with gjson scans the whole
+// payload, and detection asks for several absent keys. Values are decoded
+// only when asked for.
+type fields map[string]string
+
+func readFields(payload string) fields {
+	f := make(fields, 16)
+	rawjson.Fields(payload, func(k, v string) bool {
+		if _, dup := f[k]; !dup { // the first of duplicate keys, as gjson.Get
+			f[k] = v
+		}
+		return true
+	})
+	return f
+}
+
+// get reads a path whose first element is a top-level key.
+func (f fields) get(path string) gjson.Result {
+	head, rest, nested := strings.Cut(path, ".")
+	raw, ok := f[head]
+	switch {
+	case !ok:
+		return gjson.Result{}
+	case nested:
+		return gjson.Get(raw, rest)
+	}
+	return gjson.Parse(raw)
 }
 
 // Adapter is one client's hook format.
@@ -65,9 +112,9 @@ type Adapter interface {
 	// Name is the client's --client name.
 	Name() string
 	// detect reports whether the payload looks like this client's.
-	detect(p gjson.Result) bool
+	detect(f fields) bool
 	// parse builds the Event from a payload already known to be valid JSON.
-	parse(p gjson.Result) (*Event, error)
+	parse(f fields) (*Event, error)
 	// Tool reports whether the event's tool belongs to server and returns the
 	// tool's own name (without the server prefix). It never guesses: when the
 	// event does not name the server unambiguously, ok is false.
@@ -110,25 +157,26 @@ func Lookup(name string) (Adapter, error) {
 // Parse validates a payload and normalizes it. With client nil the client is
 // detected from the payload's fields.
 func Parse(payload []byte, client Adapter) (*Event, error) {
-	if len(strings.TrimSpace(string(payload))) == 0 {
+	if len(bytes.TrimSpace(payload)) == 0 {
 		return nil, errors.New("empty hook payload on stdin")
 	}
 	if len(payload) > MaxPayload {
 		return nil, fmt.Errorf("hook payload is larger than %d MiB", MaxPayload>>20)
 	}
-	if err := checkDepth(payload); err != nil {
-		return nil, err
+	if rawjson.DepthExceeds(payload, MaxDepth) {
+		return nil, fmt.Errorf("hook payload is nested deeper than %d levels", MaxDepth)
 	}
-	if !gjson.ValidBytes(payload) {
+	s := string(payload) // the one copy; everything after works on substrings
+	if !gjson.Valid(s) {
 		return nil, errors.New("hook payload is not valid JSON")
 	}
-	p := gjson.ParseBytes(payload)
-	if !p.IsObject() {
+	if !gjson.Parse(s).IsObject() {
 		return nil, errors.New("hook payload is not a JSON object")
 	}
+	f := readFields(s)
 	if client == nil {
 		for _, a := range Adapters {
-			if a.detect(p) {
+			if a.detect(f) {
 				client = a
 				break
 			}
@@ -137,49 +185,18 @@ func Parse(payload []byte, client Adapter) (*Event, error) {
 			return nil, errors.New("hook payload is from no known client (use --client to name it)")
 		}
 	}
-	ev, err := client.parse(p)
+	ev, err := client.parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s payload: %w", client.Name(), err)
 	}
 	ev.Client = client
-	ev.payload = p
+	ev.fields = f
 	return ev, nil
 }
 
-// checkDepth refuses JSON nested deeper than MaxDepth, before any recursive
-// parser sees it.
-func checkDepth(data []byte) error {
-	depth := 0
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			if depth > MaxDepth {
-				return fmt.Errorf("hook payload is nested deeper than %d levels", MaxDepth)
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return nil
-}
-
 // stringField reads a field that must be a string when present.
-func stringField(p gjson.Result, path string) (string, error) {
-	v := p.Get(path)
+func stringField(f fields, path string) (string, error) {
+	v := f.get(path)
 	switch v.Type {
 	case gjson.String:
 		return v.Str, nil
@@ -194,8 +211,8 @@ func stringField(p gjson.Result, path string) (string, error) {
 
 // objectField reads a field that must be a JSON object when present; a string
 // holding a JSON object is accepted too (Cursor sends tool_input that way).
-func objectField(p gjson.Result, path string) (gjson.Result, error) {
-	v := p.Get(path)
+func objectField(f fields, path string) (gjson.Result, error) {
+	v := f.get(path)
 	switch {
 	case !v.Exists(), v.Type == gjson.Null:
 		return gjson.Result{}, nil
@@ -230,14 +247,14 @@ func typeName(v gjson.Result) string {
 }
 
 // toolEvent fills the fields every tool event shares.
-func toolEvent(p gjson.Result, phase Phase, name, session, toolPath, inputPath string) (*Event, error) {
+func toolEvent(f fields, phase Phase, name, session, toolPath, inputPath string) (*Event, error) {
 	ev := &Event{Phase: phase, Name: name, Session: session}
 	var err error
-	if ev.ToolName, err = stringField(p, toolPath); err != nil {
+	if ev.ToolName, err = stringField(f, toolPath); err != nil {
 		return nil, err
 	}
 	if phase == PhasePreTool || phase == PhasePostTool {
-		if ev.Input, err = objectField(p, inputPath); err != nil {
+		if ev.Input, err = objectField(f, inputPath); err != nil {
 			return nil, err
 		}
 	}

@@ -38,16 +38,16 @@ func fuzzAdapter(f *testing.F, a Adapter, pattern string) {
 		if ok && tool == "" {
 			t.Fatal("matched with an empty tool name")
 		}
-		args := []byte(ev.Input.Raw)
+		args := ev.Input.Raw
 		if !ev.Input.Exists() {
-			args = []byte("{}")
+			args = "{}"
 		}
 		if inj, err := token.Inject(args, "session_token", "TOKEN-1234"); err == nil {
 			if reply, err := ev.Client.InputReply(ev, inj); err == nil && !gjson.ValidBytes(reply) {
 				t.Fatalf("invalid input reply %q", reply)
 			}
 		}
-		tok, _, found := token.Find(ev.Result, "session_token")
+		tok, _, found := token.Find(ev.Result(), "session_token")
 		if !found || token.Validate(tok) != nil {
 			tok = "TOKEN-1234"
 		}
@@ -59,7 +59,7 @@ func fuzzAdapter(f *testing.F, a Adapter, pattern string) {
 			if len(tok) >= 8 && !strings.ContainsAny(tok, `"\`) && strings.Contains(string(reply), tok) && !strings.Contains(token.Placeholder, tok) {
 				// A token can survive only where it was not visible to us as a
 				// string (e.g. split by an escape); never in a plain text block.
-				for _, txt := range ev.Result.Texts {
+				for _, txt := range ev.Result().Texts {
 					if red, _ := token.RedactText(txt, "session_token", tok); strings.Contains(red, tok) {
 						t.Fatalf("token survived redaction of text %q", txt)
 					}

@@ -1,6 +1,9 @@
 package hooks
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/tidwall/gjson"
+)
 
 // Gemini speaks Gemini CLI's hooks (observed with 0.61.0).
 //
@@ -17,27 +20,27 @@ type Gemini struct{}
 
 func (Gemini) Name() string { return "gemini" }
 
-func (Gemini) detect(p gjson.Result) bool {
-	if p.Get("mcp_context").Exists() {
+func (Gemini) detect(p fields) bool {
+	if p.get("mcp_context").Exists() {
 		return true
 	}
-	switch p.Get("hook_event_name").Str {
+	switch p.get("hook_event_name").Str {
 	case "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "BeforeAgent", "AfterAgent",
 		"BeforeToolSelection", "PreCompress":
 		return true
 	case "SessionStart", "SessionEnd", "Notification":
 		// Claude Code has these too, but never sends a timestamp.
-		return p.Get("timestamp").Exists()
+		return p.get("timestamp").Exists()
 	}
 	return false
 }
 
-func (Gemini) parse(p gjson.Result) (*Event, error) {
+func (Gemini) parse(p fields) (*Event, error) {
 	session, err := stringField(p, "session_id")
 	if err != nil {
 		return nil, err
 	}
-	name := p.Get("hook_event_name").Str
+	name := p.get("hook_event_name").Str
 	phase := PhaseOther
 	switch name {
 	case "BeforeTool":
@@ -52,30 +55,35 @@ func (Gemini) parse(p gjson.Result) (*Event, error) {
 		return nil, err
 	}
 	if phase == PhasePostTool {
-		resp := p.Get("tool_response")
-		switch llm := resp.Get("llmContent"); {
-		case llm.IsArray():
-			ev.Result.Texts = contentTexts(llm)
-		case llm.Type == gjson.String:
-			ev.Result.Texts = []string{llm.Str}
-		default:
-			ev.Result = mcpResult(resp)
-		}
+		ev.result = func() token.Result { return geminiResult(p.get("tool_response")) }
 	}
 	return ev, nil
+}
+
+// geminiResult reads {llmContent, returnDisplay}; llmContent holds the text
+// blocks the model reads.
+func geminiResult(resp gjson.Result) token.Result {
+	switch llm := resp.Get("llmContent"); {
+	case llm.IsArray():
+		return token.Result{Texts: contentTexts(llm)}
+	case llm.Type == gjson.String:
+		return token.Result{Texts: []string{llm.Str}}
+	}
+	return mcpResult(resp)
 }
 
 // Tool trusts only mcp_context.server_name: Gemini's tool name mcp_S_T cannot
 // be split when server or tool names contain '_'.
 func (Gemini) Tool(ev *Event, server string) (string, bool) {
-	ctx := ev.payload.Get("mcp_context")
+	ctx := ev.fields.get("mcp_context")
 	if ctx.Get("server_name").Str != server || server == "" {
 		return "", false
 	}
-	if t := ctx.Get("tool_name").Str; t != "" {
-		return t, true
+	tool := ctx.Get("tool_name").Str
+	if tool == "" {
+		tool = ev.ToolName
 	}
-	return ev.ToolName, true
+	return tool, tool != ""
 }
 
 func (Gemini) InputReply(ev *Event, args []byte) ([]byte, error) {

@@ -114,7 +114,7 @@ func TestFixtures(t *testing.T) {
 			}
 			switch c.phase {
 			case PhasePreTool:
-				args, err := token.Inject([]byte(ev.Input.Raw), "session_token", "TOK")
+				args, err := token.Inject(ev.Input.Raw, "session_token", "TOK")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,7 +126,7 @@ func TestFixtures(t *testing.T) {
 					t.Errorf("reply\n got %s\nwant %s", got, c.reply)
 				}
 			case PhasePostTool:
-				tok, src, ok := token.Find(ev.Result, "session_token")
+				tok, src, ok := token.Find(ev.Result(), "session_token")
 				if tok != c.token || (ok && src != c.src) {
 					t.Errorf("token = %q from %s (%v); want %q from %s", tok, src, ok, c.token, c.src)
 				}
@@ -144,7 +144,7 @@ func TestInputReplyKeepsUntouchedBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, _ := token.Inject([]byte(ev.Input.Raw), "session_token", "T")
+	args, _ := token.Inject(ev.Input.Raw, "session_token", "T")
 	reply, err := ev.Client.InputReply(ev, args)
 	if err != nil {
 		t.Fatal(err)

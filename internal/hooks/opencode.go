@@ -3,6 +3,8 @@ package hooks
 import (
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/token"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -22,11 +24,11 @@ type OpenCode struct{}
 
 func (OpenCode) Name() string { return "opencode" }
 
-func (OpenCode) detect(p gjson.Result) bool {
-	return p.Get("input").IsObject() && p.Get("output").IsObject() && p.Get("input.tool").Exists()
+func (OpenCode) detect(p fields) bool {
+	return p.get("input").IsObject() && p.get("output").IsObject() && p.get("input.tool").Exists()
 }
 
-func (OpenCode) parse(p gjson.Result) (*Event, error) {
+func (OpenCode) parse(p fields) (*Event, error) {
 	session, err := stringField(p, "input.sessionID")
 	if err != nil {
 		return nil, err
@@ -36,7 +38,7 @@ func (OpenCode) parse(p gjson.Result) (*Event, error) {
 	}
 	// Only tool.execute.before has output.args.
 	phase, name, inputPath := PhasePostTool, "tool.execute.after", "input.args"
-	if p.Get("output.args").Exists() {
+	if p.get("output.args").Exists() {
 		phase, name, inputPath = PhasePreTool, "tool.execute.before", "output.args"
 	}
 	ev, err := toolEvent(p, phase, name, session, "input.tool", inputPath)
@@ -44,7 +46,7 @@ func (OpenCode) parse(p gjson.Result) (*Event, error) {
 		return nil, err
 	}
 	if phase == PhasePostTool {
-		ev.Result = mcpResult(p.Get("output"))
+		ev.result = func() token.Result { return mcpResult(p.get("output")) }
 	}
 	return ev, nil
 }
@@ -68,7 +70,7 @@ func (OpenCode) InputReply(_ *Event, args []byte) ([]byte, error) {
 }
 
 func (OpenCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
-	out := ev.payload.Get("output")
+	out := ev.fields.get("output")
 	red, ok := redactResult(out, key, tok)
 	if !ok {
 		return nil, nil

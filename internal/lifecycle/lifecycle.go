@@ -78,7 +78,10 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if slices.Contains(o.SkipTools, tool) {
 		return Outcome{Trace: fmt.Sprintf("skip: %s/%s is a skipped tool", server, tool)}, nil
 	}
-	keep := append(slices.Clone(o.KeepIf), o.Arg)
+	keep := o.KeepIf
+	if !slices.Contains(keep, o.Arg) {
+		keep = append(slices.Clone(keep), o.Arg)
+	}
 	if token.Carries(ev.Input, keep) {
 		return Outcome{Trace: fmt.Sprintf("skip: %s/%s already carries one of %v", server, tool, keep)}, nil
 	}
@@ -89,15 +92,15 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	args := []byte(ev.Input.Raw)
+	args := ev.Input.Raw
 	if !ev.Input.Exists() {
-		args = []byte("{}")
+		args = "{}"
 	}
-	args, err = token.Inject(args, o.Arg, rec.Token)
+	injected, err := token.Inject(args, o.Arg, rec.Token)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("%s %s: %w", ev.Client.Name(), ev.ToolName, err)
 	}
-	reply, err := ev.Client.InputReply(ev, args)
+	reply, err := ev.Client.InputReply(ev, injected)
 	if errors.Is(err, hooks.ErrCannotRewrite) {
 		return Outcome{Warning: fmt.Sprintf("%s cannot rewrite tool input on %q; wire inject to its pre-tool hook that can", ev.Client.Name(), ev.Name)}, nil
 	}
@@ -117,7 +120,7 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if !ok {
 		return Outcome{Trace: fmt.Sprintf("skip: %q is not a tool of %v", ev.ToolName, o.Servers)}, nil
 	}
-	tok, src, ok := token.Find(ev.Result, o.MetaKey)
+	tok, src, ok := token.Find(ev.Result(), o.MetaKey)
 	if !ok {
 		return Outcome{Trace: fmt.Sprintf("skip: no %s in the result of %s/%s", o.MetaKey, server, tool)}, nil
 	}

@@ -51,7 +51,7 @@ func RedactJSON(obj []byte, key, tok string) ([]byte, bool) {
 		return obj, false
 	}
 	out := obj
-	path := EscapePath(key)
+	path := gjson.Escape(key)
 	if v := gjson.GetBytes(out, path); v.Type == gjson.String && v.Str == tok {
 		if d, err := sjson.DeleteBytes(out, path); err == nil {
 			out = d

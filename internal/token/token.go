@@ -10,9 +10,11 @@ package token
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -71,14 +73,14 @@ type Result struct {
 }
 
 // Find looks for the token under key, in order: _meta, structuredContent,
-// then each text block. It returns the first string value found; the caller
-// validates it.
+// then each text block. It returns the first non-empty string value found
+// (an empty one means the server sent no token); the caller validates it.
 func Find(r Result, key string) (string, Source, bool) {
-	path := EscapePath(key)
-	if v := r.Meta.Get(path); v.Type == gjson.String {
+	path := gjson.Escape(key)
+	if v := r.Meta.Get(path); v.Type == gjson.String && v.Str != "" {
 		return v.Str, FromMeta, true
 	}
-	if v := r.Structured.Get(path); v.Type == gjson.String {
+	if v := r.Structured.Get(path); v.Type == gjson.String && v.Str != "" {
 		return v.Str, FromStructured, true
 	}
 	for _, t := range r.Texts {
@@ -106,7 +108,7 @@ func FindInText(text, key string) (string, bool) {
 		body = strings.TrimSpace(body[len(untrustedOpen) : len(body)-len(untrustedClose)])
 	}
 	if strings.HasPrefix(body, "{") && gjson.Valid(body) {
-		if v := gjson.Get(body, EscapePath(key)); v.Type == gjson.String {
+		if v := gjson.Get(body, gjson.Escape(key)); v.Type == gjson.String && v.Str != "" {
 			return v.Str, true
 		}
 	}
@@ -195,50 +197,66 @@ func ValidateKey(key string) error {
 	return nil
 }
 
-// EscapePath turns a literal object key into a gjson/sjson path that matches
-// exactly that key, so a key like "a.b" or "x*" is not read as a pattern.
-func EscapePath(key string) string {
-	if strings.IndexAny(key, `.*?|#@!\:`) < 0 {
-		return key
-	}
-	var b strings.Builder
-	for i := 0; i < len(key); i++ {
-		if strings.IndexByte(`.*?|#@!\:`, key[i]) >= 0 {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(key[i])
-	}
-	return b.String()
-}
-
 // Carries reports whether the arguments already carry a value for any of the
 // keys. An absent key, null, an empty string or the redaction Placeholder
-// carries nothing.
+// carries nothing. One pass over the arguments, however many keys.
 func Carries(args gjson.Result, keys []string) bool {
-	for _, k := range keys {
-		v := args.Get(EscapePath(k))
-		switch {
-		case !v.Exists(), v.Type == gjson.Null:
-		case v.Type == gjson.String && (strings.TrimSpace(v.Str) == "" || v.Str == Placeholder):
-		default:
+	carries := false
+	seen := make(map[string]bool, len(keys))
+	rawjson.Fields(args.Raw, func(k, raw string) bool {
+		if seen[k] || !slices.Contains(keys, k) {
 			return true
 		}
-	}
-	return false
+		seen[k] = true // the first of duplicate keys counts, as gjson.Get
+		v := gjson.Parse(raw)
+		switch {
+		case v.Type == gjson.Null:
+		case v.Type == gjson.String && (strings.TrimSpace(v.Str) == "" || v.Str == Placeholder):
+		default:
+			carries = true
+			return false
+		}
+		return true
+	})
+	return carries
 }
 
-// Inject returns args (a JSON object) with key set to tok. Every other byte of
-// args is kept as it was.
-func Inject(args []byte, key, tok string) ([]byte, error) {
+// Inject returns args with key set to tok. Every other byte of args is kept
+// as it was. args must be valid JSON, as it is when it comes from a parsed
+// payload (it is not validated again: it can be megabytes); only its kind is
+// checked.
+func Inject(args, key, tok string) ([]byte, error) {
 	if err := ValidateKey(key); err != nil {
 		return nil, err
 	}
-	if !gjson.ValidBytes(args) || !gjson.ParseBytes(args).IsObject() {
+	t := strings.TrimSpace(args)
+	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
 		return nil, errors.New("tool arguments are not a JSON object")
 	}
-	out, err := sjson.SetBytes(args, EscapePath(key), tok)
-	if err != nil {
-		return nil, fmt.Errorf("setting argument %q: %w", key, err)
+	present, members := false, 0
+	rawjson.Fields(args, func(k, _ string) bool {
+		members++
+		present = k == key
+		return !present
+	})
+	if present {
+		// Replace the value in place, keeping the key's position.
+		out, err := sjson.Set(args, gjson.Escape(key), tok)
+		if err != nil {
+			return nil, fmt.Errorf("setting argument %q: %w", key, err)
+		}
+		return []byte(out), nil
 	}
-	return out, nil
+	// Absent (the usual case): add the member before the closing brace,
+	// without another pass over the arguments.
+	closing := strings.LastIndexByte(args, '}')
+	out := make([]byte, 0, len(args)+len(key)+len(tok)+8)
+	out = append(out, args[:closing]...)
+	if members > 0 {
+		out = append(out, ',')
+	}
+	out = rawjson.AppendString(out, key)
+	out = append(out, ':')
+	out = rawjson.AppendString(out, tok)
+	return append(out, args[closing:]...), nil
 }

@@ -111,24 +111,29 @@ func TestFindOrder(t *testing.T) {
 }
 
 func TestInjectKeepsBytes(t *testing.T) {
-	args := []byte(`{"step": "one", "n": 1.50, "z": {"deep": [1, 2e3]}, "u": "\u00e9"}`)
+	args := `{"step": "one", "n": 1.50, "z": {"deep": [1, 2e3]}, "u": "\u00e9"}`
 	out, err := Inject(args, "session_token", "tok-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(out), string(args[:len(args)-1])) {
+	if !strings.HasPrefix(string(out), args[:len(args)-1]) {
 		t.Errorf("untouched bytes changed:\n got %s\nfrom %s", out, args)
 	}
-	if got := gjson.GetBytes(out, "session_token").Str; got != "tok-1" {
-		t.Errorf("session_token = %q", got)
+	if got := gjson.GetBytes(out, "session_token").Str; got != "tok-1" || !gjson.ValidBytes(out) {
+		t.Errorf("session_token = %q in %s", got, out)
+	}
+	// Tokens and keys are JSON-escaped; an empty object gets no comma.
+	out, err = Inject(" { } ", `a"b`, `x\y`)
+	if err != nil || string(out) != ` { "a\"b":"x\\y"} ` {
+		t.Errorf("Inject into empty object = %s, %v", out, err)
 	}
 	// Replacing an existing (empty) value keeps the key's position.
-	out, err = Inject([]byte(`{"session_token":"","step":"x"}`), "session_token", "t")
+	out, err = Inject(`{"session_token":"","step":"x"}`, "session_token", "t")
 	if err != nil || string(out) != `{"session_token":"t","step":"x"}` {
 		t.Errorf("Inject over empty = %s, %v", out, err)
 	}
-	for _, bad := range []string{`[]`, `"x"`, `{`, ``} {
-		if _, err := Inject([]byte(bad), "session_token", "t"); err == nil {
+	for _, bad := range []string{`[]`, `"x"`, ` 1`, ``} {
+		if _, err := Inject(bad, "session_token", "t"); err == nil {
 			t.Errorf("Inject(%q) accepted non-object", bad)
 		}
 	}

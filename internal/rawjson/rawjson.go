@@ -1,0 +1,166 @@
+// Package rawjson works on raw JSON text without decoding it: it walks the
+// members of an object and measures nesting in one pass, and appends JSON
+// strings. A hook payload can hold a tool result of megabytes; looking up an
+// absent key with gjson, or iterating with gjson.ForEach (which unescapes
+// every string value), costs a pass or a copy per lookup. Strings are skipped
+// with IndexByte.
+package rawjson
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Fields calls visit for each member of the JSON object raw, in order, with
+// the member's key (unescaped) and the raw text of its value, until visit
+// returns false. raw must be valid JSON (callers validate the payload once);
+// on anything but an object it visits nothing.
+func Fields(raw string, visit func(key, value string) bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		if raw[i] != '"' {
+			return // not valid JSON: stop rather than guess
+		}
+		end := StringEnd(raw, i)
+		key := raw[i+1 : end-1]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = gjson.Parse(raw[i:end]).Str
+		}
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return
+		}
+		i = skipSpace(raw, i+1)
+		vend := valueEnd(raw, i)
+		if !visit(key, raw[i:vend]) {
+			return
+		}
+		i = vend
+	}
+}
+
+// StringEnd returns the index just past the string that starts with the
+// quote at s[i], or len(s) when it is not terminated.
+func StringEnd(s string, i int) int {
+	for {
+		j := strings.IndexByte(s[i+1:], '"')
+		if j < 0 {
+			return len(s)
+		}
+		i += j + 1
+		// The quote ends the string unless an odd number of backslashes
+		// precedes it.
+		k := i - 1
+		for k >= 0 && s[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i + 1
+		}
+	}
+}
+
+func valueEnd(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '"':
+		return StringEnd(s, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(s); i++ {
+			switch s[i] {
+			case '"':
+				i = StringEnd(s, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(s) && strings.IndexByte(",}] \t\r\n", s[i]) < 0 {
+		i++
+	}
+	return i
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// DepthExceeds reports whether data nests objects and arrays deeper than
+// max anywhere. It needs no valid JSON: it runs before validation, so that a
+// recursive parser never sees a hostile nesting.
+func DepthExceeds(data []byte, max int) bool {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for {
+				j := bytes.IndexByte(data[i+1:], '"')
+				if j < 0 {
+					return false // unterminated: the validator reports it
+				}
+				i += j + 1
+				k := i - 1
+				for k >= 0 && data[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
+			depth++
+			if depth > max {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// AppendString appends s to dst as a JSON string. Bytes >= 0x80 are copied
+// as they are.
+func AppendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c < 0x20 || c == 0x7f:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
