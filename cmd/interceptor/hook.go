@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -71,7 +72,11 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 			// One line: clients parse stdout as one JSON document and some read
 			// it line by line. Compaction only drops whitespace between tokens;
 			// every key and value keeps its bytes.
-			reply := append(pretty.Ugly(out.Reply), '\n')
+			reply := out.Reply
+			if bytes.ContainsAny(reply, "\n\r") {
+				reply = pretty.Ugly(reply)
+			}
+			reply = append(reply, '\n')
 			if _, err := io.Out.Write(reply); err != nil {
 				return fmt.Errorf("%s: writing reply: %w", cmd.Name(), err)
 			}

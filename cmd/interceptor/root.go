@@ -36,7 +36,18 @@ func isHook(cmd *cobra.Command) bool {
 	return cmd != nil && cmd.Annotations[hookAnnotation] == "true"
 }
 
-func newRootCmd(io *streams) *cobra.Command {
+// hookCommands are built alone when invoked: a hook runs twice per tool call,
+// and building the whole command tree (and cobra's completion command) would
+// be most of its start-up.
+var hookCommands = map[string]func(*streams) *cobra.Command{
+	"inject":  newInjectCmd,
+	"capture": newCaptureCmd,
+	"clear":   newClearCmd,
+}
+
+// newRootCmd builds the command tree; with only naming a hook command, just
+// that command.
+func newRootCmd(io *streams, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "interceptor",
 		Short: "Own the session token of token-authenticated MCP servers, in every client's tool-call path",
@@ -59,6 +70,11 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see --help)", err)
 	})
+	if newHook, ok := hookCommands[only]; ok {
+		root.CompletionOptions.DisableDefaultCmd = true
+		root.AddCommand(newHook(io))
+		return root
+	}
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(
 		newInjectCmd(io),
@@ -66,6 +82,7 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 		newClearCmd(io),
 		newTokenCmd(io),
 		newVersionCmd(io),
+		newDemoCmd(io),
 	)
 	return root
 }
@@ -93,7 +110,7 @@ func applyEnv(flags *pflag.FlagSet) error {
 // exit 0 whatever happens, with at most one line on stderr: exit 2 would
 // block the tool call, and any failure must let the call proceed unchanged.
 func run(args []string, io *streams) (code int) {
-	root := newRootCmd(io)
+	root := newRootCmd(io, firstWord(args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
@@ -104,6 +121,15 @@ func run(args []string, io *streams) (code int) {
 		return 0
 	}
 	return 1
+}
+
+// firstWord is the subcommand's name, if it comes first (flags go after it
+// in every config we write).
+func firstWord(args []string) string {
+	if len(args) > 0 {
+		return args[0]
+	}
+	return ""
 }
 
 // oneLine folds an error onto one line, so a hook never prints more than
