@@ -1,0 +1,93 @@
+// interceptor plugin shim for OpenCode.
+//
+// OpenCode has no command hooks, so this plugin pipes each tool call's
+// tool.execute.before / tool.execute.after arguments to the interceptor binary
+// as one JSON object {input, output}, and applies the binary's reply.
+//
+// Reply protocol (the binary prints nothing when there is nothing to do):
+//   before: {"args": {...}}                 the complete new tool arguments
+//   after:  {"content": [...], "structuredContent": {...}, "_meta": {...}}
+//           the result fields to replace (only those that changed)
+// Each field is applied by mutating `output` IN PLACE: OpenCode keeps its own
+// reference to output.args, so a reassigned object never reaches the server.
+//
+// Configure with environment variables (the binary reads every INTERCEPTOR_*
+// flag variable itself) or by editing the constants below:
+//   INTERCEPTOR_BIN      path to the binary (default: "interceptor" on PATH)
+//   INTERCEPTOR_SERVER   the token server's name in opencode.json (comma-separated for several)
+//   INTERCEPTOR_REDACT=1 remove the token from results the model reads
+//   INTERCEPTOR_STATE_DIR, INTERCEPTOR_ARG, INTERCEPTOR_SKIP_TOOL, ... as for the CLI
+//
+// Install: copy to .opencode/plugin/interceptor.ts (project) or
+// ~/.config/opencode/plugin/interceptor.ts (user).
+
+const BIN: string = process.env.INTERCEPTOR_BIN ?? "interceptor"
+// Extra arguments for both commands, e.g. ["--server", "wf"].
+const ARGS: string[] = []
+// Extra arguments for capture only, e.g. ["--redact"].
+const CAPTURE_ARGS: string[] = []
+
+// Tools whose names cannot belong to a configured server skip the process
+// spawn entirely (OpenCode names MCP tools <server>_<tool>, with characters
+// other than letters, digits, '_' and '-' in the server name turned into '_').
+function servers(): string[] {
+  const fromArgs: string[] = []
+  for (let i = 0; i < ARGS.length - 1; i++) if (ARGS[i] === "--server") fromArgs.push(ARGS[i + 1])
+  const fromEnv = (process.env.INTERCEPTOR_SERVER ?? "").split(",").map((s) => s.trim()).filter(Boolean)
+  return [...fromArgs, ...fromEnv].map((s) => s.replace(/[^A-Za-z0-9_-]/g, "_"))
+}
+
+function mayConcern(tool: unknown): boolean {
+  const names = servers()
+  if (names.length === 0) return true // let the binary decide (and report a missing --server)
+  return typeof tool === "string" && names.some((s) => tool.startsWith(s + "_"))
+}
+
+async function call(cmd: "inject" | "capture", input: any, output: any): Promise<Record<string, unknown> | null> {
+  const argv = [BIN, cmd, "--client", "opencode", ...ARGS, ...(cmd === "capture" ? CAPTURE_ARGS : [])]
+  const proc = Bun.spawn(argv, {
+    stdin: new Blob([JSON.stringify({ input, output })]),
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  await proc.exited
+  if (err.trim() !== "") console.error(err.trim())
+  if (out.trim() === "") return null
+  const reply = JSON.parse(out)
+  return reply !== null && typeof reply === "object" && !Array.isArray(reply) ? reply : null
+}
+
+// patch makes target deep-equal to source while keeping target's identity
+// (and that of nested objects and arrays), and returns what belongs in the
+// parent's slot.
+function patch(target: any, source: any): any {
+  const isObj = (v: any) => v !== null && typeof v === "object" && !Array.isArray(v)
+  if (Array.isArray(target) && Array.isArray(source)) {
+    target.length = source.length
+    for (let i = 0; i < source.length; i++) target[i] = patch(target[i], source[i])
+    return target
+  }
+  if (isObj(target) && isObj(source)) {
+    for (const k of Object.keys(target)) if (!(k in source)) delete target[k]
+    for (const k of Object.keys(source)) target[k] = patch(target[k], source[k])
+    return target
+  }
+  return source
+}
+
+async function run(cmd: "inject" | "capture", input: any, output: any): Promise<void> {
+  if (!mayConcern(input?.tool)) return
+  try {
+    const reply = await call(cmd, input, output)
+    if (reply) for (const k of Object.keys(reply)) output[k] = patch(output[k], reply[k])
+  } catch (e) {
+    // Never break the tool call: without a reply it runs unchanged.
+    console.error(`interceptor: ${cmd}: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+export const Interceptor = async () => ({
+  "tool.execute.before": async (input: any, output: any) => run("inject", input, output),
+  "tool.execute.after": async (input: any, output: any) => run("capture", input, output),
+})
