@@ -53,6 +53,8 @@ type Record struct {
 	Client  string
 	Updated time.Time
 	Current bool // set by List on the server's current token
+
+	sessionFile string // SessionFile(Session) as written, exact for any id
 }
 
 // Store is a token store rooted at a directory.
@@ -125,6 +127,22 @@ func SessionFile(session string) string {
 	return "s-" + hex.EncodeToString(sum[:20]) + ".json"
 }
 
+// checkTree checks the state dir, its tokens dir and, when given, a server
+// dir below them, top down: nothing below an unsafe dir is ever read or
+// changed, and the problem highest up is the one reported.
+func (s *Store) checkTree(serverDir string) error {
+	dirs := []string{s.Dir, filepath.Join(s.Dir, tokensDir), serverDir}
+	if serverDir == "" {
+		dirs = dirs[:2]
+	}
+	for _, d := range dirs {
+		if err := checkDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Store) serverDir(server string) string {
 	return filepath.Join(s.Dir, tokensDir, ServerKey(server))
 }
@@ -133,13 +151,11 @@ func (s *Store) serverDir(server string) string {
 // server's current token). It returns ErrNotFound when there is none.
 func (s *Store) Get(server, session string) (Record, error) {
 	dir := s.serverDir(server)
-	for _, d := range []string{s.Dir, filepath.Join(s.Dir, tokensDir), dir} {
-		if err := checkDir(d); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return Record{}, ErrNotFound
-			}
-			return Record{}, err
+	if err := s.checkTree(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Record{}, ErrNotFound
 		}
+		return Record{}, err
 	}
 	return readRecord(filepath.Join(dir, SessionFile(session)))
 }
@@ -173,10 +189,11 @@ func parseRecord(path string, data []byte) (Record, error) {
 		return Record{}, fmt.Errorf("token file %s: no token field", path)
 	}
 	rec := Record{
-		Token:   tok.Str,
-		Server:  r.Get("server").Str,
-		Session: r.Get("session").Str,
-		Client:  r.Get("client").Str,
+		Token:       tok.Str,
+		Server:      r.Get("server").Str,
+		Session:     r.Get("session").Str,
+		Client:      r.Get("client").Str,
+		sessionFile: r.Get("session_file").Str,
 	}
 	if t, err := time.Parse(time.RFC3339Nano, r.Get("updated").Str); err == nil {
 		rec.Updated = t
@@ -191,6 +208,7 @@ func encodeRecord(rec Record) ([]byte, error) {
 		{"token", rec.Token},
 		{"server", rec.Server},
 		{"session", rec.Session},
+		{"session_file", SessionFile(rec.Session)},
 		{"client", rec.Client},
 		{"updated", rec.Updated.UTC().Format(time.RFC3339Nano)},
 	} {
@@ -277,7 +295,7 @@ func (s *Store) DeleteSession(session string) error {
 }
 
 func (s *Store) deleteIn(dir, session string) error {
-	if err := checkDir(dir); err != nil {
+	if err := s.checkTree(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -296,7 +314,9 @@ func (s *Store) deleteIn(dir, session string) error {
 		case err != nil:
 			return err
 		}
-		if session == "" || cur.Session == session {
+		// Compared by file name: the raw id in the record may differ from
+		// the event's (invalid UTF-8 is stored replaced), the hash never does.
+		if session == "" || cur.sessionFile == SessionFile(session) {
 			return removeFile(filepath.Join(dir, currentFile))
 		}
 		return nil
@@ -306,7 +326,7 @@ func (s *Store) deleteIn(dir, session string) error {
 // Servers lists the server keys that hold tokens.
 func (s *Store) Servers() ([]string, error) {
 	root := filepath.Join(s.Dir, tokensDir)
-	if err := checkDir(root); err != nil {
+	if err := s.checkTree(""); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -339,15 +359,15 @@ func (s *Store) List(server string) ([]Record, []error) {
 	var recs []Record
 	var errs []error
 	for _, k := range keys {
-		r, e := listDir(filepath.Join(s.Dir, tokensDir, k))
+		r, e := s.listDir(filepath.Join(s.Dir, tokensDir, k))
 		recs = append(recs, r...)
 		errs = append(errs, e...)
 	}
 	return recs, errs
 }
 
-func listDir(dir string) ([]Record, []error) {
-	if err := checkDir(dir); err != nil {
+func (s *Store) listDir(dir string) ([]Record, []error) {
+	if err := s.checkTree(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -382,7 +402,7 @@ func isTokenFile(name string) bool {
 // DeleteServer forgets every token held for server.
 func (s *Store) DeleteServer(server string) error {
 	dir := s.serverDir(server)
-	if err := checkDir(dir); err != nil {
+	if err := s.checkTree(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

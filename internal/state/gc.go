@@ -1,0 +1,93 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// TempGrace is how old a leftover temp file must be before GC removes it.
+// A writer holds its temp file for well under the hooks' 5 s deadline, so
+// older ones are debris of a killed process.
+const TempGrace = 10 * time.Minute
+
+// GCResult lists what GC removed (or, in a dry run, would remove).
+type GCResult struct {
+	Sessions []string // session token files
+	Temps    []string // leftover temp files
+}
+
+// GC removes the session tokens stored before now-olderThan, in every
+// server's dir, and leftover temp files older than TempGrace. A server's
+// current token stays: there is one per server, and events without a
+// session need it. Each server dir is changed under its lock, so a token
+// stored while GC runs is never removed. Unsafe dirs are refused, as
+// everywhere else.
+func (s *Store) GC(olderThan time.Duration, now time.Time, dryRun bool) (GCResult, error) {
+	var res GCResult
+	if olderThan < 0 {
+		return res, errors.New("gc: the age must not be negative")
+	}
+	keys, err := s.Servers()
+	if err != nil {
+		return res, err
+	}
+	cutoff := now.Add(-olderThan)
+	var errs []error
+	for _, k := range keys {
+		dir := filepath.Join(s.Dir, tokensDir, k)
+		if err := checkDir(dir); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		sweep := func() error {
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				return fmt.Errorf("state dir %s: %w", dir, err)
+			}
+			for _, e := range entries {
+				name := e.Name()
+				isTemp := strings.HasPrefix(name, tempPrefix)
+				isSession := name != currentFile && isTokenFile(name)
+				if !isTemp && !isSession {
+					continue
+				}
+				path := filepath.Join(dir, name)
+				fi, err := os.Lstat(path)
+				if err != nil {
+					continue // gone meanwhile
+				}
+				switch {
+				case isTemp && now.Sub(fi.ModTime()) > TempGrace:
+					res.Temps = append(res.Temps, path)
+				case isSession && fi.ModTime().Before(cutoff):
+					res.Sessions = append(res.Sessions, path)
+				default:
+					continue
+				}
+				if dryRun {
+					continue
+				}
+				if err := removeFile(path); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			return nil
+		}
+		if dryRun {
+			err = sweep()
+		} else {
+			err = s.locked(dir, sweep)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return res, errors.Join(errs...)
+}

@@ -1,0 +1,5 @@
+//go:build windows
+
+package state
+
+func umask(m int) int { return 0 }
