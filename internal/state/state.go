@@ -497,12 +497,7 @@ func writeTemp(dir string, data []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("state dir %s: %w", dir, err)
 	}
-	tmp := f.Name()
-	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		f.Close()
-		os.Remove(tmp)
-		return "", fmt.Errorf("token file %s: %w", tmp, err)
-	}
+	tmp := f.Name() // CreateTemp makes it 0600; a umask can only take bits away
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(tmp)
