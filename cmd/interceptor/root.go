@@ -83,6 +83,7 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 		newTokenCmd(io),
 		newVersionCmd(io),
 		newDemoCmd(io),
+		newProxyCmd(io),
 	)
 	return root
 }

@@ -15,8 +15,9 @@ import (
 
 // Fields calls visit for each member of the JSON object raw, in order, with
 // the member's key (unescaped) and the raw text of its value, until visit
-// returns false. raw must be valid JSON (callers validate the payload once);
-// on anything but an object it visits nothing.
+// returns false. raw should be valid JSON (callers validate the payload
+// once); on anything but an object it visits nothing, and on invalid JSON it
+// stops early or visits garbage, but never panics.
 func Fields(raw string, visit func(key, value string) bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -36,6 +37,9 @@ func Fields(raw string, visit func(key, value string) bool) {
 			return // not valid JSON: stop rather than guess
 		}
 		end := StringEnd(raw, i)
+		if end <= i+1 || raw[end-1] != '"' {
+			return // unterminated: not valid JSON
+		}
 		key := raw[i+1 : end-1]
 		if strings.IndexByte(key, '\\') >= 0 {
 			key = gjson.Parse(raw[i:end]).Str

@@ -89,3 +89,13 @@ func TestAppendString(t *testing.T) {
 		}
 	}
 }
+
+func FuzzFieldsAnyInput(f *testing.F) {
+	f.Add(`{"`)
+	f.Add(`{"a":"`)
+	f.Add(`{"a":[{"`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		Fields(doc, func(k, v string) bool { return true }) // must not panic
+		DepthExceeds([]byte(doc), 4)
+	})
+}

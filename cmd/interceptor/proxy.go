@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/proxy"
+	"github.com/spf13/cobra"
+)
+
+// runHTTP relays to a Streamable HTTP server. It is set only in builds with
+// the proxyhttp tag (proxy_http.go): net/http doubles the binary and slows
+// every hook run, which must stay as fast as without proxy mode.
+var runHTTP func(rw *proxy.Rewriter, url string, header [][2]string, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error)
+
+// exitCodeError carries the proxied server's exit code when no exit
+// function is injected (tests).
+type exitCodeError int
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("the server exited with code %d", int(e)) }
+
+func newProxyCmd(io *streams) *cobra.Command {
+	var (
+		cfg      proxy.Config
+		url      string
+		headers  []string
+		stateDir string
+		grace    time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL",
+		Short: "Run as the client's MCP server, relay to the real one and own its session token",
+		Long: `Configure this as the MCP server in any client. It starts COMMAND as the real
+(stdio) server, or relays to the Streamable HTTP server at --url, and passes
+every message through untouched except three:
+
+  tools/list results   the --arg argument is removed from each tool's input
+                       schema, so the model is never asked for it
+  tools/call requests  the held token is added as --arg (not for a --skip-tool,
+                       nor when the call carries one of --keep-if)
+  tools/call results   the new token is taken from _meta, structuredContent or
+                       the text (under --meta-key) and removed from all three
+
+The token lives with the connection (one client session, one proxy). With
+--persist it is also kept in the state store under --server-name and
+--session, so a restarted client resumes. The server's exit code is the
+proxy's; its stderr passes through.`,
+		Example: `  interceptor proxy --server-name wf -- node /path/to/server.js
+  interceptor proxy --url https://host/mcp --header "Authorization: Bearer $TOKEN"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if url == "" && len(args) == 0 {
+				return errors.New("proxy: give the server's command after --, or --url")
+			}
+			if url != "" && len(args) > 0 {
+				return errors.New("proxy: give either a command or --url, not both")
+			}
+			if cfg.Persist {
+				st, err := (&hookFlags{stateDir: stateDir}).store()
+				if err != nil {
+					return fmt.Errorf("proxy: %w", err)
+				}
+				cfg.Store = st
+			}
+			cfg.Log = io.Err
+			rw, err := proxy.New(cfg)
+			if err != nil {
+				return fmt.Errorf("proxy: %w", err)
+			}
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			// A client that goes away must not kill us with SIGPIPE before we
+			// stop the server: with a handler, writes report EPIPE instead.
+			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+			defer signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+
+			var code int
+			if url != "" {
+				var hdrs [][2]string
+				for _, hv := range headers {
+					name, value, ok := strings.Cut(hv, ":")
+					if !ok || strings.TrimSpace(name) == "" {
+						return errors.New(`proxy: a --header is not "Name: value"`) // its value may be a secret: not echoed
+					}
+					hdrs = append(hdrs, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
+				}
+				if runHTTP == nil {
+					return errors.New("proxy: --url: this interceptor is built without the HTTP side (build it with -tags proxyhttp)")
+				}
+				code, err = runHTTP(rw, url, hdrs, io, sigs, grace)
+			} else {
+				s := &proxy.Stdio{Command: args, In: io.In, Out: io.Out, Err: io.Err, Signals: sigs, Grace: grace}
+				code, err = s.Run(rw)
+			}
+			if err != nil {
+				return fmt.Errorf("proxy: %w", err)
+			}
+			if code != 0 {
+				if io.exit != nil {
+					io.exit(code)
+				}
+				return exitCodeError(code)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	// Everything after the server's command is the server's, flags included.
+	fl.SetInterspersed(false)
+	fl.StringVar(&cfg.Server, "server-name", "", "the server's name: where --persist keeps its token")
+	fl.StringVar(&url, "url", "", "relay to this Streamable HTTP MCP endpoint instead of starting a command")
+	fl.StringArrayVar(&headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable)`)
+	fl.StringVar(&cfg.Arg, "arg", "session_token", "tool argument the token is injected into (and removed from schemas)")
+	fl.StringVar(&cfg.MetaKey, "meta-key", "session_token", "key the server returns the token under (_meta, structuredContent, text)")
+	fl.StringSliceVar(&cfg.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
+	fl.StringSliceVar(&cfg.KeepIf, "keep-if", []string{"session_token", "checkpoint_handle"}, "do not inject when the call already carries this argument (repeatable)")
+	fl.BoolVar(&cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
+	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
+	fl.StringVar(&stateDir, "state-dir", "", "where --persist keeps tokens (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	fl.DurationVar(&grace, "grace", proxy.DefaultGrace, "on shutdown, how long the server gets to exit before SIGTERM, and again before it is killed")
+	return cmd
+}

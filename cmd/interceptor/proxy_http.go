@@ -1,0 +1,18 @@
+//go:build proxyhttp
+
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/proxy"
+	"github.com/interceptor-dev/interceptor/internal/proxy/streamhttp"
+)
+
+func init() {
+	runHTTP = func(rw *proxy.Rewriter, url string, header [][2]string, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error) {
+		h := &streamhttp.HTTP{URL: url, Header: header, In: io.In, Out: io.Out, Signals: sigs, Grace: grace}
+		return h.Run(rw)
+	}
+}

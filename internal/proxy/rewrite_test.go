@@ -1,0 +1,280 @@
+package proxy
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/tidwall/gjson"
+)
+
+const (
+	tok1 = "tok1.eyJzaWQiOiJzXzEiLCJzZXEiOjF9.0123456789abcdef"
+	tok2 = "tok2.eyJzaWQiOiJzXzEiLCJzZXEiOjJ9.fedcba9876543210"
+)
+
+func testConfig() Config {
+	return Config{
+		Server:    "wf",
+		Arg:       "session_token",
+		MetaKey:   "session_token",
+		SkipTools: []string{"start_session"},
+		KeepIf:    []string{"session_token", "checkpoint_handle"},
+	}
+}
+
+func newRW(t *testing.T, cfg Config) *Rewriter {
+	t.Helper()
+	rw, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rw
+}
+
+// holding returns a rewriter that holds tok, captured the way it is in
+// real use: from a tools/call result.
+func holding(t *testing.T, tok string) *Rewriter {
+	t.Helper()
+	rw := newRW(t, testConfig())
+	rw.FromClient([]byte(`{"jsonrpc":"2.0","id":"boot","method":"tools/call","params":{"name":"start_session","arguments":{}}}`))
+	rw.FromServer([]byte(`{"jsonrpc":"2.0","id":"boot","result":{"content":[],"_meta":{"session_token":"` + tok + `"}}}`))
+	if got := rw.Token(); got != tok {
+		t.Fatalf("setup: holds %q, want %q", got, tok)
+	}
+	return rw
+}
+
+func same(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+func TestToolsListRemovesTheArgument(t *testing.T) {
+	rw := newRW(t, testConfig())
+	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}`)
+	if out := rw.FromClient(req); !same(out, req) {
+		t.Fatalf("tools/list request changed: %s", out)
+	}
+	resp := `{"jsonrpc":"2.0", "id":7, "result":{"tools":[` +
+		`{"name":"next_step", "inputSchema":{"type":"object","properties":{"step":{"type":"string"},"session_token":{"type":"string"}},"required":["step","session_token"]}},` +
+		`{"name":"start_session","inputSchema":{"type":"object","properties":{"session_token":{"type":"string"}},"required":["session_token"]}},` +
+		`{"name":"report","inputSchema":{"type":"object","properties":{"session_token":{"type":"string"}},"required":["session_token"]},"outputSchema":{"type":"object","properties":{"session_token":{"type":"string"},"ok":{"type":"boolean"}},"required":["ok","session_token"]}},` +
+		`{"name":"plain","inputSchema":{"type":"object"}}` +
+		`], "nextCursor":"c1"}}`
+	want := `{"jsonrpc":"2.0", "id":7, "result":{"tools":[` +
+		`{"name":"next_step", "inputSchema":{"type":"object","properties":{"step":{"type":"string"}},"required":["step"]}},` +
+		`{"name":"start_session","inputSchema":{"type":"object","properties":{"session_token":{"type":"string"}},"required":["session_token"]}},` +
+		`{"name":"report","inputSchema":{"type":"object","properties":{},"required":[]},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}},` +
+		`{"name":"plain","inputSchema":{"type":"object"}}` +
+		`], "nextCursor":"c1"}}`
+	if got := string(rw.FromServer([]byte(resp))); got != want {
+		t.Fatalf("tools/list result:\n got %s\nwant %s", got, want)
+	}
+	// The response is consumed: the same id later is not rewritten again.
+	if out := rw.FromServer([]byte(resp)); string(out) != resp {
+		t.Fatalf("an untracked response was rewritten: %s", out)
+	}
+}
+
+func TestToolsCallInjects(t *testing.T) {
+	call := func(id, args string) string {
+		s := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"next_step"`
+		if args != "" {
+			s += `,"arguments":` + args
+		}
+		return s + `}}`
+	}
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"number id", call(`3`, `{"step": "a",  "n":1.50}`), call(`3`, `{"step": "a",  "n":1.50,"session_token":"`+tok1+`"}`)},
+		{"string id", call(`"x-1"`, `{}`), call(`"x-1"`, `{"session_token":"`+tok1+`"}`)},
+		{"no arguments", call(`4`, ``), `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"next_step","arguments":{"session_token":"` + tok1 + `"}}}`},
+		{"null arguments", call(`5`, `null`), call(`5`, `{"session_token":"`+tok1+`"}`)},
+		{"placeholder copied back", call(`6`, `{"session_token":"`+token.Placeholder+`","step":"b"}`), call(`6`, `{"session_token":"`+tok1+`","step":"b"}`)},
+		{"empty token", call(`7`, `{"session_token":""}`), call(`7`, `{"session_token":"`+tok1+`"}`)},
+		{"carries a token", call(`8`, `{"session_token":"own"}`), ""},
+		{"carries keep-if", call(`9`, `{"checkpoint_handle":"h"}`), ""},
+		{"skipped tool", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"start_session","arguments":{}}}`, ""},
+		{"arguments not an object", call(`11`, `[1]`), ""},
+		{"not valid JSON", call(`12`, `{"step":}`), ""},
+		{"truncated", `{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"next_step","arguments":{"`, ""},
+		{"other method", `{"jsonrpc":"2.0","id":13,"method":"tools/callx","params":{"name":"next_step","arguments":{}}}`, ""},
+		{"batch", `[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}, ` + call(`14`, `{"step":"c"}`) + `]`,
+			`[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}, ` + call(`14`, `{"step":"c","session_token":"`+tok1+`"}`) + `]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rw := holding(t, tok1)
+			in := []byte(tc.in)
+			out := rw.FromClient(in)
+			if tc.want == "" {
+				if !same(out, in) {
+					t.Fatalf("changed:\n got %s\nwant it untouched", out)
+				}
+				return
+			}
+			if string(out) != tc.want {
+				t.Fatalf("\n got %s\nwant %s", out, tc.want)
+			}
+			if string(in) != tc.in {
+				t.Fatalf("the input was modified in place: %s", in)
+			}
+		})
+	}
+	t.Run("nothing held", func(t *testing.T) {
+		rw := newRW(t, testConfig())
+		in := []byte(call(`1`, `{}`))
+		if out := rw.FromClient(in); !same(out, in) {
+			t.Fatalf("injected without a token: %s", out)
+		}
+	})
+}
+
+func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
+	for _, tc := range []struct {
+		name, result string
+	}{
+		{"_meta", `{"_meta":{"session_token":"` + tok2 + `","trace":"t"},"content":[{"type":"text","text":"ok\nsession_token: ` + tok2 + `\nbye"}]}`},
+		{"structuredContent", `{"content":[{"type":"text","text":"{\"session_token\":\"` + tok2 + `\",\"seq\":2}"}],"structuredContent":{"seq":2,"session_token":"` + tok2 + `"}}`},
+		{"text only", `{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"text","text":"Step accepted. Your **session_token**: ` + "`" + tok2 + "`" + `"}]}`},
+		{"embedded resource", `{"_meta":{"session_token":"` + tok2 + `"},"content":[{"type":"resource","resource":{"uri":"x:/a","text":"token=` + tok2 + `"}}]}`},
+		{"unknown place", `{"_meta":{"session_token":"` + tok2 + `"},"content":[],"extra":{"deep":["` + tok2 + `"]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rw := holding(t, tok1)
+			rw.FromClient([]byte(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+			out := rw.FromServer([]byte(`{"jsonrpc":"2.0","id":21,"result":` + tc.result + `}`))
+			if got := rw.Token(); got != tok2 {
+				t.Fatalf("holds %q, want the new token", got)
+			}
+			if bytes.Contains(out, []byte(tok2)) || bytes.Contains(out, []byte(tok1)) {
+				t.Fatalf("a token reaches the client: %s", out)
+			}
+			if !gjson.ValidBytes(out) {
+				t.Fatalf("not valid JSON: %s", out)
+			}
+			if gjson.GetBytes(out, "result._meta.session_token").Exists() || gjson.GetBytes(out, "result.structuredContent.session_token").Exists() {
+				t.Fatalf("the token's key is still there: %s", out)
+			}
+		})
+	}
+	t.Run("exact bytes", func(t *testing.T) {
+		rw := holding(t, tok1)
+		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+		in := `{"jsonrpc":"2.0","id":22,"result":{"_meta":{"session_token":"` + tok2 + `", "n": 1.0},"content":[{"type":"text","text":"Accepted \u00e9.\nsession_token: ` + tok2 + `"}],"isError":false}}`
+		want := `{"jsonrpc":"2.0","id":22,"result":{"_meta":{ "n": 1.0},"content":[{"type":"text","text":"Accepted é.\n"}],"isError":false}}`
+		if got := string(rw.FromServer([]byte(in))); got != want {
+			t.Fatalf("\n got %s\nwant %s", got, want)
+		}
+	})
+	t.Run("old token in an error", func(t *testing.T) {
+		rw := holding(t, tok1)
+		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+		out := rw.FromServer([]byte(`{"jsonrpc":"2.0","id":23,"result":{"isError":true,"content":[{"type":"text","text":"stale token ` + tok1 + `"}]}}`))
+		if bytes.Contains(out, []byte(tok1)) || !bytes.Contains(out, []byte(token.Placeholder)) {
+			t.Fatalf("the held token is not redacted: %s", out)
+		}
+		if rw.Token() != tok1 {
+			t.Fatalf("an error result replaced the held token")
+		}
+		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+		out = rw.FromServer([]byte(`{"jsonrpc":"2.0","id":24,"error":{"code":-32602,"message":"bad token ` + tok1 + `","data":{"t":"` + tok1 + `"}}}`))
+		if bytes.Contains(out, []byte(tok1)) || !gjson.ValidBytes(out) {
+			t.Fatalf("the held token is not redacted from a JSON-RPC error: %s", out)
+		}
+	})
+	t.Run("invalid token refused", func(t *testing.T) {
+		var log bytes.Buffer
+		cfg := testConfig()
+		cfg.Log = &log
+		rw := newRW(t, cfg)
+		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
+		rw.FromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"has space"},"content":[]}}`))
+		if rw.Token() != "" || !strings.Contains(log.String(), "refused") || strings.Contains(log.String(), "has space") {
+			t.Fatalf("held %q, log %q", rw.Token(), log.String())
+		}
+	})
+}
+
+func TestEverythingElsePassesThrough(t *testing.T) {
+	rw := holding(t, tok1)
+	// Requests of ours are pending, so the server side looks at messages.
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"L","method":"tools/list"}`,
+	} {
+		rw.FromClient([]byte(m))
+	}
+	client := []string{
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"` + tok1 + `"}}`,
+		`not json at all`,
+		`  `,
+		``,
+		`[]`,
+		`[1,"a",null]`,
+	}
+	for _, m := range client {
+		if out := rw.FromClient([]byte(m)); string(out) != m {
+			t.Errorf("client message changed:\n got %s\nwant %s", out, m)
+		}
+	}
+	server := []string{
+		// A server request reusing one of our ids is not our response.
+		`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[]}}`,
+		`{"jsonrpc":"2.0","id":"L","method":"roots/list"}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5}}`,
+		`{"jsonrpc":"2.0","id":99,"result":{"_meta":{"session_token":"` + tok2 + `"}}}`,
+		`{"jsonrpc":"2.0","id":"1","result":{}}`, // "1" is not 1
+		`{"id":1,` + "\x00" + `broken`,
+	}
+	for _, m := range server {
+		if out := rw.FromServer([]byte(m)); string(out) != m {
+			t.Errorf("server message changed:\n got %s\nwant %s", out, m)
+		}
+	}
+	if rw.Token() != tok1 {
+		t.Fatalf("an untracked message changed the held token")
+	}
+}
+
+func TestPersistResumes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	cfg := testConfig()
+	cfg.Persist, cfg.Store, cfg.Session = true, state.New(dir), "client-1"
+	rw := newRW(t, cfg)
+	if rw.Token() != "" {
+		t.Fatal("holds a token before any")
+	}
+	rw.FromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
+	rw.FromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"` + tok1 + `"},"content":[]}}`))
+	rec, err := state.New(dir).Get("wf", "client-1")
+	if err != nil || rec.Token != tok1 {
+		t.Fatalf("stored %q, %v", rec.Token, err)
+	}
+	// A restarted client resumes; another session does not.
+	if got := newRW(t, cfg).Token(); got != tok1 {
+		t.Fatalf("resumed %q, want the stored token", got)
+	}
+	other := cfg
+	other.Session = "client-2"
+	if got := newRW(t, other).Token(); got != "" {
+		t.Fatalf("another session resumed %q", got)
+	}
+	// Without --persist nothing is read or written.
+	plain := cfg
+	plain.Persist = false
+	if got := newRW(t, plain).Token(); got != "" {
+		t.Fatalf("resumed %q without --persist", got)
+	}
+	bad := cfg
+	bad.Server = ""
+	if _, err := New(bad); err == nil {
+		t.Fatal("--persist without a server name accepted")
+	}
+}

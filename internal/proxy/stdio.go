@@ -1,0 +1,192 @@
+package proxy
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is how long the proxy waits for the server to exit after
+// closing its stdin (and again after SIGTERM) before escalating.
+const DefaultGrace = 5 * time.Second
+
+// Stdio is a proxied stdio server: the client talks to In and Out, the
+// server is Command, started as a child process.
+type Stdio struct {
+	Command []string // the real server and its arguments
+	Dir     string   // its working directory ("" = ours)
+	Env     []string // its environment (nil = ours)
+
+	In  io.Reader // from the client
+	Out io.Writer // to the client
+	// Err receives the server's stderr. An *os.File is handed to the child
+	// as is, so its stderr passes through untouched.
+	Err io.Writer
+
+	// Signals are forwarded to the server (SIGINT, SIGTERM). When the
+	// server has not exited Grace after one, it is killed.
+	Signals <-chan os.Signal
+	Grace   time.Duration // 0 means DefaultGrace
+}
+
+// Run starts the server and relays until it exits, and returns its exit
+// code (128+N when killed by signal N). The client closing its end (EOF on
+// In, or Out failing) closes the server's stdin; the server then has Grace
+// to exit before it gets SIGTERM, and Grace again before it is killed.
+func (s *Stdio) Run(rw *Rewriter) (int, error) {
+	if len(s.Command) == 0 {
+		return 1, errors.New("no server command given")
+	}
+	grace := s.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return 1, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return 1, err
+	}
+	cmd := exec.Command(s.Command[0], s.Command[1:]...)
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, s.Err
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return 127, fmt.Errorf("starting the server: %w", err)
+	}
+	// The child holds its own copies now.
+	inR.Close()
+	outW.Close()
+
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+
+	// client -> server
+	clientDone := make(chan struct{})
+	go func() {
+		defer close(clientDone)
+		defer inW.Close() // the server sees EOF
+		lr := newLineReader(s.In)
+		bw := bufio.NewWriterSize(inW, 64<<10)
+		var scratch []byte
+		for {
+			line, err := lr.next()
+			if len(line) > 0 {
+				werr := relayLine(bw, line, rw.FromClient, &scratch)
+				if werr == nil && !lr.more() {
+					werr = bw.Flush()
+				}
+				if werr != nil {
+					return // the server is gone
+				}
+			}
+			if err != nil {
+				bw.Flush()
+				return
+			}
+		}
+	}()
+
+	// server -> client
+	serverDone := make(chan struct{})
+	clientGone := make(chan struct{})
+	go func() {
+		defer close(serverDone)
+		lr := newLineReader(outR)
+		bw := bufio.NewWriterSize(s.Out, 64<<10)
+		var scratch []byte
+		for {
+			line, err := lr.next()
+			if len(line) > 0 || err != nil {
+				werr := relayLine(bw, line, rw.FromServer, &scratch)
+				if werr == nil && (err != nil || !lr.more()) {
+					werr = bw.Flush()
+				}
+				if werr != nil {
+					close(clientGone)
+					io.Copy(io.Discard, outR) // never block the server on a full pipe
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	var escalate <-chan time.Time
+	step := 0 // 0: running, 1: asked to stop (stdin closed or signal), 2: SIGTERM sent
+	stopping := func() {
+		if step == 0 {
+			step = 1
+			escalate = time.After(grace)
+		}
+	}
+	for done := false; !done; {
+		select {
+		case <-exited:
+			done = true
+		case <-clientDone:
+			clientDone = nil
+			stopping()
+		case <-clientGone:
+			clientGone = nil
+			inW.Close()
+			stopping()
+		case sig := <-s.Signals:
+			if err := cmd.Process.Signal(sig); err != nil {
+				cmd.Process.Kill()
+			}
+			stopping()
+		case <-escalate:
+			if step == 1 {
+				step = 2
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					cmd.Process.Kill()
+				}
+				escalate = time.After(grace)
+			} else {
+				cmd.Process.Kill()
+				escalate = nil
+			}
+		}
+	}
+	// Deliver what the server wrote before it exited. A grandchild that
+	// inherited its stdout could hold the pipe open: do not wait for it
+	// forever.
+	select {
+	case <-serverDone:
+	case <-time.After(grace):
+	}
+	outR.Close()
+	return exitCode(cmd.ProcessState), nil
+}
+
+// exitCode is the server's exit code, or 128+N when signal N killed it.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return 1
+	}
+	if code := ps.ExitCode(); code >= 0 {
+		return code
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return 1
+}

@@ -1,0 +1,462 @@
+// Package streamhttp is the HTTP side of proxy mode: it relays a stdio MCP
+// client to a Streamable HTTP server, rewriting messages with a
+// proxy.Rewriter. It is its own package because net/http makes the binary
+// twice as large and every hook run slower; the command links it only when
+// built with the proxyhttp tag.
+package streamhttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/proxy"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
+	"github.com/tidwall/gjson"
+)
+
+// HTTP is a proxied Streamable HTTP server: the client talks stdio to In
+// and Out, the proxy talks HTTP to URL (MCP's Streamable HTTP transport:
+// each client message is POSTed; a response comes back as JSON or as an
+// event stream; server-initiated messages come on a GET event stream).
+type HTTP struct {
+	URL    string
+	Header [][2]string  // sent with every request, e.g. Authorization
+	Client *http.Client // nil: a client without an overall timeout
+
+	In  io.Reader // from the client
+	Out io.Writer // to the client
+
+	// Signals stop the proxy (after ending the HTTP session).
+	Signals <-chan os.Signal
+	// Grace bounds how long, after the client closes its end, answers
+	// still under way are waited for. 0 means proxy.DefaultGrace.
+	Grace time.Duration
+}
+
+// Run relays until the client closes its end or a signal comes. It returns
+// 0 then; errors talking to the server go to the client as JSON-RPC errors
+// of the requests they concern.
+func (h *HTTP) Run(rw *proxy.Rewriter) (int, error) {
+	if h.URL == "" {
+		return 1, errors.New("no server URL given")
+	}
+	grace := h.Grace
+	if grace <= 0 {
+		grace = proxy.DefaultGrace
+	}
+	client := h.Client
+	if client == nil {
+		client = &http.Client{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &httpConn{h: h, rw: rw, client: client, ctx: ctx}
+
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		c.readClient()
+	}()
+	select {
+	case <-readDone:
+		// Answers to what the client asked before it closed may still be on
+		// their way; it may be reading them.
+		drained := make(chan struct{})
+		go func() { c.inflight.Wait(); close(drained) }()
+		select {
+		case <-drained:
+		case <-time.After(grace):
+		case <-h.Signals:
+		}
+	case <-h.Signals:
+	}
+	cancel()
+	c.endSession()
+	return 0, nil
+}
+
+type httpConn struct {
+	h      *HTTP
+	rw     *proxy.Rewriter
+	client *http.Client
+	ctx    context.Context
+
+	outMu sync.Mutex // one message per write to the client
+
+	mu        sync.Mutex
+	session   string // Mcp-Session-Id
+	version   string // MCP-Protocol-Version, from the initialize result
+	listening bool   // the GET stream was started
+
+	inflight sync.WaitGroup
+}
+
+func (c *httpConn) logf(format string, a ...any) { c.rw.Logf(format, a...) }
+
+func (c *httpConn) readClient() {
+	lr := proxy.NewLineReader(c.h.In)
+	for {
+		line, err := lr.Next()
+		if msg, _ := proxy.SplitEnding(line); len(bytes.TrimSpace(msg)) > 0 {
+			c.post(bytes.Clone(c.rw.FromClient(msg)))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// outstanding are the requests of one POST still waiting for an answer.
+type outstanding struct {
+	mu   sync.Mutex
+	ids  map[string]string // idKey -> raw id
+	init string            // idKey of an initialize request, if any
+}
+
+func (o *outstanding) answered(msg []byte) (key string, ok bool) {
+	if o == nil {
+		return "", false
+	}
+	k, ok := proxy.IDKey(gjson.GetBytes(msg, "id"))
+	if !ok {
+		return "", false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.ids[k]; !ok {
+		return "", false
+	}
+	delete(o.ids, k)
+	return k, true
+}
+
+// scan lists the requests in a client message (single or batch).
+func scan(body []byte) (o *outstanding, initialized bool) {
+	o = &outstanding{ids: map[string]string{}}
+	visit := func(m gjson.Result) {
+		method := m.Get("method")
+		if method.Type != gjson.String {
+			return
+		}
+		if method.Str == "notifications/initialized" {
+			initialized = true
+		}
+		id := m.Get("id")
+		if k, ok := proxy.IDKey(id); ok {
+			o.ids[k] = id.Raw
+			if method.Str == "initialize" {
+				o.init = k
+			}
+		}
+	}
+	v := gjson.ParseBytes(body)
+	if v.IsArray() {
+		v.ForEach(func(_, m gjson.Result) bool { visit(m); return true })
+	} else {
+		visit(v)
+	}
+	return o, initialized
+}
+
+func (c *httpConn) newRequest(method string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(c.ctx, method, c.h.URL, rd)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range c.h.Header {
+		req.Header.Add(kv[0], kv[1])
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	c.mu.Lock()
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.version != "" {
+		req.Header.Set("Mcp-Protocol-Version", c.version)
+	}
+	c.mu.Unlock()
+	return req, nil
+}
+
+// post sends one client message. It returns once the server has accepted
+// it (the response headers are in), so messages reach the server in the
+// client's order; the answer is read in the background.
+func (c *httpConn) post(body []byte) {
+	o, initialized := scan(body)
+	req, err := c.newRequest(http.MethodPost, body)
+	if err != nil {
+		c.fail(o, err.Error())
+		return
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if c.ctx.Err() == nil {
+			c.fail(o, "cannot reach the MCP server: "+err.Error())
+		}
+		return
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && o.init != "" {
+		c.mu.Lock()
+		c.session = sid
+		c.mu.Unlock()
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	switch {
+	case ok && ct == "text/event-stream":
+		c.inflight.Add(1)
+		go func() {
+			defer c.inflight.Done()
+			defer resp.Body.Close()
+			readSSE(resp.Body, func(_ string, data []byte) { c.deliver(data, o) })
+			c.fail(o, "the MCP server's event stream ended without an answer")
+		}()
+	case ok && ct == "application/json":
+		c.inflight.Add(1)
+		go func() {
+			defer c.inflight.Done()
+			defer resp.Body.Close()
+			data, err := io.ReadAll(resp.Body)
+			if err == nil && len(bytes.TrimSpace(data)) > 0 {
+				c.deliver(data, o)
+			}
+			c.fail(o, "the MCP server answered without a response to this request")
+		}()
+	case ok:
+		resp.Body.Close()
+		c.fail(o, fmt.Sprintf("the MCP server answered HTTP %d without a response", resp.StatusCode))
+		if initialized {
+			c.listen()
+		}
+	default:
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+		if ct == "application/json" && gjson.ValidBytes(data) {
+			c.deliver(data, o) // a JSON-RPC error the server wrote itself
+		}
+		c.mu.Lock()
+		expired := resp.StatusCode == http.StatusNotFound && c.session != ""
+		c.mu.Unlock()
+		msg := fmt.Sprintf("the MCP server answered HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(oneLine(data, 200))))
+		if expired {
+			msg = "the MCP server ended the session (HTTP 404); restart the client to start a new one"
+		}
+		c.fail(o, msg)
+	}
+}
+
+func oneLine(b []byte, max int) []byte {
+	if len(b) > max {
+		b = b[:max]
+	}
+	return bytes.Join(bytes.Fields(b), []byte{' '})
+}
+
+// deliver passes one message (or batch) from the server to the client, on
+// one line.
+func (c *httpConn) deliver(data []byte, o *outstanding) {
+	if bytes.ContainsAny(data, "\r\n") {
+		// In valid JSON, raw line breaks are only whitespace between tokens;
+		// the stdio framing needs the message on one line.
+		data = bytes.Map(func(r rune) rune {
+			if r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, data)
+	}
+	if o != nil {
+		var keys []string
+		v := gjson.ParseBytes(data)
+		if v.IsArray() {
+			v.ForEach(func(_, m gjson.Result) bool {
+				if k, ok := o.answered([]byte(m.Raw)); ok {
+					keys = append(keys, k)
+				}
+				return true
+			})
+		} else if k, ok := o.answered(data); ok {
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
+			if k == o.init {
+				c.initialized(data)
+			}
+		}
+	}
+	c.write(c.rw.FromServer(data))
+}
+
+// initialized takes the protocol version from the initialize result, to
+// send as Mcp-Protocol-Version from then on.
+func (c *httpConn) initialized(data []byte) {
+	v := gjson.GetBytes(data, "result.protocolVersion")
+	if gjson.ParseBytes(data).IsArray() {
+		gjson.ParseBytes(data).ForEach(func(_, m gjson.Result) bool {
+			if p := m.Get("result.protocolVersion"); p.Type == gjson.String {
+				v = p
+				return false
+			}
+			return true
+		})
+	}
+	if v.Type == gjson.String {
+		c.mu.Lock()
+		c.version = v.Str
+		c.mu.Unlock()
+	}
+}
+
+func (c *httpConn) write(msg []byte) {
+	line := make([]byte, 0, len(msg)+1)
+	line = append(append(line, msg...), '\n')
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	c.h.Out.Write(line)
+}
+
+// fail answers every request of o still waiting with a JSON-RPC error, so
+// the client does not wait forever.
+func (c *httpConn) fail(o *outstanding, reason string) {
+	o.mu.Lock()
+	ids := o.ids
+	o.ids = map[string]string{}
+	o.mu.Unlock()
+	for _, raw := range ids {
+		msg := []byte(`{"jsonrpc":"2.0","id":`)
+		msg = append(msg, raw...)
+		msg = append(msg, `,"error":{"code":-32000,"message":`...)
+		msg = rawjson.AppendString(msg, "interceptor proxy: "+reason)
+		msg = append(msg, "}}"...)
+		c.write(c.rw.FromServer(msg))
+	}
+}
+
+// listen opens the GET event stream for messages the server sends on its
+// own (requests, notifications), once the session is initialized, and
+// reopens it when it ends. A server that offers none (405) is fine.
+func (c *httpConn) listen() {
+	c.mu.Lock()
+	started := c.listening
+	c.listening = true
+	c.mu.Unlock()
+	if started {
+		return
+	}
+	go func() {
+		lastID := ""
+		for backoff := 500 * time.Millisecond; c.ctx.Err() == nil; {
+			req, err := c.newRequest(http.MethodGet, nil)
+			if err != nil {
+				return
+			}
+			if lastID != "" {
+				req.Header.Set("Last-Event-ID", lastID)
+			}
+			resp, err := c.client.Do(req)
+			if err == nil {
+				ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+				if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusMethodNotAllowed {
+						c.logf("the MCP server refused the stream for its own messages (HTTP %d); continuing without it", resp.StatusCode)
+					}
+					return
+				}
+				readSSE(resp.Body, func(id string, data []byte) {
+					if id != "" {
+						lastID = id
+					}
+					c.deliver(data, nil)
+				})
+				resp.Body.Close()
+			}
+			select {
+			case <-c.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 10*time.Second)
+		}
+	}()
+}
+
+// endSession tells the server the session is over.
+func (c *httpConn) endSession() {
+	c.mu.Lock()
+	sid := c.session
+	c.mu.Unlock()
+	if sid == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.h.URL, nil)
+	if err != nil {
+		return
+	}
+	for _, kv := range c.h.Header {
+		req.Header.Add(kv[0], kv[1])
+	}
+	req.Header.Set("Mcp-Session-Id", sid)
+	if resp, err := c.client.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// readSSE calls onEvent with the id and data of each event of an event
+// stream whose type is message (or unnamed), until the stream ends.
+func readSSE(r io.Reader, onEvent func(id string, data []byte)) {
+	lr := proxy.NewLineReader(r)
+	var data []byte
+	var id, event string
+	hasData := false
+	for {
+		line, err := lr.Next()
+		l, _ := proxy.SplitEnding(line)
+		switch {
+		case len(l) == 0 && len(line) > 0: // blank line: dispatch
+			if hasData && (event == "" || event == "message") {
+				onEvent(id, data)
+			}
+			data, event, hasData = nil, "", false
+		case len(l) > 0 && l[0] == ':': // comment
+		case len(l) > 0:
+			field, value, _ := bytes.Cut(l, []byte{':'})
+			value = bytes.TrimPrefix(value, []byte{' '})
+			switch string(field) {
+			case "data":
+				if hasData {
+					data = append(data, '\n')
+				}
+				data = append(data, value...)
+				hasData = true
+			case "event":
+				event = string(value)
+			case "id":
+				id = string(value)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

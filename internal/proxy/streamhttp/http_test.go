@@ -1,0 +1,209 @@
+package streamhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/proxy"
+	"github.com/interceptor-dev/interceptor/internal/proxy/proxytest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpTokenServer is a small token-authenticated MCP server on Streamable
+// HTTP (the e2e token server speaks stdio only): start_session issues a
+// token, next_step requires the latest one and issues the next; tokens come
+// back in _meta and in a text line. ask_roots asks the client for its roots,
+// a server-to-client request.
+type httpTokenServer struct {
+	mu      sync.Mutex
+	latest  string
+	calls   []proxytest.LogRecord
+	headers []string // Authorization of each HTTP request
+	methods map[string]int
+}
+
+func (s *httpTokenServer) issue() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	s.latest = "tk." + hex.EncodeToString(b)
+	return s.latest
+}
+
+func (s *httpTokenServer) result(text, tok string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Meta:    mcp.Meta{"session_token": tok},
+		Content: []mcp.Content{&mcp.TextContent{Text: text + "\nsession_token: " + tok}},
+	}
+}
+
+func (s *httpTokenServer) mcpServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "http-wf", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "start_session", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			tok := s.issue()
+			s.calls = append(s.calls, proxytest.LogRecord{Event: "call", Tool: "start_session", Verdict: "ok", IssuedToken: tok})
+			return s.result("started", tok), nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "next_step", InputSchema: json.RawMessage(`{"type":"object","properties":{"step":{"type":"string"},"session_token":{"type":"string"}},"required":["step","session_token"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct {
+				Step  string  `json:"step"`
+				Token *string `json:"session_token"`
+			}
+			json.Unmarshal(req.Params.Arguments, &args)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			rec := proxytest.LogRecord{Event: "call", Tool: "next_step", HasToken: args.Token != nil, Verdict: "ok"}
+			if args.Token == nil || *args.Token != s.latest {
+				rec.Verdict = "bad_token"
+				s.calls = append(s.calls, rec)
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "rejected"}}}, nil
+			}
+			rec.IssuedToken = s.issue()
+			s.calls = append(s.calls, rec)
+			return s.result("step "+args.Step+" accepted", rec.IssuedToken), nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "ask_roots", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			roots, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			var names []string
+			for _, r := range roots.Roots {
+				names = append(names, r.Name)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "roots: " + strings.Join(names, ",")}}}, nil
+		})
+	return srv
+}
+
+func (s *httpTokenServer) start(t *testing.T, jsonResponse bool) *httptest.Server {
+	srv := s.mcpServer()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.headers = append(s.headers, r.Header.Get("Authorization"))
+		if s.methods == nil {
+			s.methods = map[string]int{}
+		}
+		s.methods[r.Method]++
+		s.mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "no entry", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestHTTPTokenServer(t *testing.T) {
+	for _, jsonResponse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%t", jsonResponse), func(t *testing.T) {
+			s := &httpTokenServer{}
+			ts := s.start(t, jsonResponse)
+			done := make(chan int, 1)
+			cs := proxytest.SDKClient(t, func(in io.Reader, out io.Writer) {
+				h := &HTTP{URL: ts.URL, Header: [][2]string{{"Authorization", "Bearer s3cret"}}, In: in, Out: out, Grace: 2 * time.Second}
+				code, err := h.Run(newRW(t))
+				if err != nil {
+					t.Error(err)
+				}
+				done <- code
+			})
+			seen := proxytest.CheckWorkflow(t, cs)
+			if !jsonResponse {
+				// A server-to-client request rides on the call's event stream.
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask_roots", Arguments: map[string]any{}})
+				if err != nil || res.IsError {
+					t.Fatalf("ask_roots: %v %+v", err, res)
+				}
+				if txt := res.Content[0].(*mcp.TextContent).Text; txt != "roots: " {
+					t.Fatalf("ask_roots: %q", txt)
+				}
+			}
+			cs.Close()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Fatalf("exit code %d", code)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the proxy did not stop after the client closed")
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			proxytest.CheckServerLog(t, s.calls, seen)
+			for _, a := range s.headers {
+				if a != "Bearer s3cret" {
+					t.Fatalf("a request went without the Authorization header: %q", a)
+				}
+			}
+			if s.methods["DELETE"] != 1 {
+				t.Fatalf("the session was not ended (DELETE): %v", s.methods)
+			}
+		})
+	}
+}
+
+func TestHTTPErrorsReachTheClient(t *testing.T) {
+	s := &httpTokenServer{}
+	ts := s.start(t, false)
+	var out bytes.Buffer
+	h := &HTTP{URL: ts.URL, In: strings.NewReader(`{"jsonrpc":"2.0","id":"i1","method":"initialize","params":{}}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/x"}` + "\n"), Out: &out}
+	code, err := h.Run(newRW(t))
+	if err != nil || code != 0 {
+		t.Fatalf("code %d err %v", code, err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"id":"i1","error":`) || !strings.Contains(lines[0], "HTTP 401") || strings.Contains(lines[0], "s3cret") {
+		t.Fatalf("client got %q", out.String())
+	}
+	var msg map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &msg); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+}
+
+func TestReadSSE(t *testing.T) {
+	stream := ": comment\r\n" +
+		"id: 1\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n" +
+		"event: ping\ndata: ignored\n\n" +
+		"data:{\"b\":2}\n\n" +
+		"id: 3\ndata: {\"c\":3}\n" // no final blank line: not dispatched
+	var got []string
+	readSSE(strings.NewReader(stream), func(id string, data []byte) {
+		got = append(got, id+"|"+string(data))
+	})
+	want := []string{"1|{\"a\":\n1}", "1|{\"b\":2}"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+}
+
+func newRW(t *testing.T) *proxy.Rewriter {
+	t.Helper()
+	rw, err := proxy.New(proxy.Config{Server: "wf", Arg: "session_token", MetaKey: "session_token",
+		SkipTools: []string{"start_session"}, KeepIf: []string{"session_token", "checkpoint_handle"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rw
+}
