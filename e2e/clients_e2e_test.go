@@ -1,0 +1,169 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func mustJSON(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// hookGroups is the Claude Code / Codex hooks shape for a tool-name matcher.
+func hookGroups(sc *scenario, pre, post, matcher string, timeout int) map[string]any {
+	group := func(sub string) []any {
+		return []any{map[string]any{"matcher": matcher, "hooks": []any{
+			map[string]any{"type": "command", "command": sc.hookCommand(sub), "timeout": timeout},
+		}}}
+	}
+	return map[string]any{pre: group("inject"), post: group("capture")}
+}
+
+var claudeCode = &client{
+	name:   "Claude Code " + claudeVersion,
+	redact: true,
+	configure: func(sc *scenario) {
+		servers := map[string]any{}
+		for _, role := range []string{"wf", "other"} {
+			servers[role] = map[string]any{"type": "stdio", "command": bins.tokenServer, "args": sc.serverArgs(role)}
+		}
+		sc.write(sc.path("mcp.json"), mustJSON(map[string]any{"mcpServers": servers}))
+		sc.write(sc.path("claude-settings.json"), mustJSON(map[string]any{
+			"hooks": hookGroups(sc, "PreToolUse", "PostToolUse", "^mcp__wf__", 10),
+		}))
+	},
+	command: func(sc *scenario) ([]string, []string, string) {
+		return []string{clientBin("claude"), "-p", "--output-format", "stream-json", "--verbose",
+				"--mcp-config", sc.path("mcp.json"), "--strict-mcp-config",
+				"--settings", sc.path("claude-settings.json"),
+				"--allowedTools", "mcp__wf__*", "mcp__other__*"},
+			[]string{"ANTHROPIC_BASE_URL=" + sc.baseURL, "ANTHROPIC_API_KEY=e2e-dummy-key",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+				"ENABLE_TOOL_SEARCH=false"},
+			prompt + "\n"
+	},
+}
+
+var codex = &client{
+	name: "Codex CLI " + codexVersion,
+	configure: func(sc *scenario) {
+		home := sc.path("codex-home")
+		var toml strings.Builder
+		fmt.Fprintf(&toml, "model = \"e2e-model\"\nmodel_provider = \"e2e\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\n")
+		fmt.Fprintf(&toml, "[model_providers.e2e]\nname = \"e2e\"\nbase_url = %q\nenv_key = \"E2E_MODEL_KEY\"\nwire_api = \"responses\"\n\n", sc.baseURL+"/v1")
+		fmt.Fprintf(&toml, "[features]\nplugins = false\n\n")
+		for _, role := range []string{"wf", "other"} {
+			args, _ := json.Marshal(sc.serverArgs(role))
+			// Without an approval mode, approval_policy=never refuses MCP calls.
+			fmt.Fprintf(&toml, "[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n\n", role, bins.tokenServer, args)
+		}
+		sc.write(filepath.Join(home, "config.toml"), toml.String())
+		sc.write(filepath.Join(home, "hooks.json"), mustJSON(map[string]any{
+			"hooks": hookGroups(sc, "PreToolUse", "PostToolUse", "^mcp__wf__", 10),
+		}))
+	},
+	command: func(sc *scenario) ([]string, []string, string) {
+		return []string{clientBin("codex"), "exec", "--json", "--skip-git-repo-check",
+				"--dangerously-bypass-hook-trust", "-C", sc.proj, prompt},
+			[]string{"CODEX_HOME=" + sc.path("codex-home"), "E2E_MODEL_KEY=e2e-dummy-key"},
+			""
+	},
+}
+
+var gemini = &client{
+	name:          "Gemini CLI " + geminiVersion,
+	tokenOptional: true,
+	configure: func(sc *scenario) {
+		servers := map[string]any{}
+		for _, role := range []string{"wf", "other"} {
+			servers[role] = map[string]any{"command": bins.tokenServer, "args": sc.serverArgs(role), "trust": true}
+		}
+		sc.write(filepath.Join(sc.home, ".gemini", "settings.json"), mustJSON(map[string]any{
+			"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+			"mcpServers": servers,
+			// Gemini hook timeouts are in milliseconds; the matcher is a JS RegExp.
+			"hooks": hookGroups(sc, "BeforeTool", "AfterTool", "^mcp_wf_", 10000),
+		}))
+	},
+	command: func(sc *scenario) ([]string, []string, string) {
+		return []string{clientBin("gemini"), "-p", prompt, "--output-format", "stream-json", "--skip-trust"},
+			[]string{"GEMINI_API_KEY=e2e-dummy-key", "GOOGLE_GEMINI_BASE_URL=" + sc.baseURL},
+			""
+	},
+}
+
+var opencode = &client{
+	name:   "OpenCode " + opencodeVersion,
+	redact: true,
+	configure: func(sc *scenario) {
+		recipe, err := os.ReadFile(filepath.Join(bins.repo, "recipes", "opencode", "interceptor.ts"))
+		if err != nil {
+			sc.t.Fatalf("the OpenCode plugin recipe is needed: %v", err)
+		}
+		// Both config dirs get the plugin package pre-installed, else
+		// OpenCode runs npm install in them and stalls without a registry.
+		for _, dir := range []string{filepath.Join(sc.proj, ".opencode"), filepath.Join(sc.home, ".config", "opencode")} {
+			for _, f := range []string{"package.json", "package-lock.json"} {
+				b, err := os.ReadFile(filepath.Join(bins.ocPlugin, f))
+				if err != nil {
+					sc.t.Fatal(err)
+				}
+				sc.write(filepath.Join(dir, f), string(b))
+			}
+			if err := os.Symlink(filepath.Join(bins.ocPlugin, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+				sc.t.Fatal(err)
+			}
+		}
+		sc.write(filepath.Join(sc.proj, ".opencode", "plugin", "interceptor.ts"), string(recipe))
+		mcp := map[string]any{}
+		for _, role := range []string{"wf", "other"} {
+			mcp[role] = map[string]any{"type": "local", "command": append([]string{bins.tokenServer}, sc.serverArgs(role)...), "enabled": true}
+		}
+		sc.write(filepath.Join(sc.proj, "opencode.json"), mustJSON(map[string]any{
+			"$schema": "https://opencode.ai/config.json",
+			"model":   "e2e/e2e-model",
+			"provider": map[string]any{"e2e": map[string]any{
+				"npm":     "@ai-sdk/openai-compatible",
+				"name":    "E2E",
+				"options": map[string]any{"baseURL": sc.baseURL + "/v1", "apiKey": "e2e-dummy-key"},
+				"models":  map[string]any{"e2e-model": map[string]any{"name": "E2E model", "tool_call": true}},
+			}},
+			"mcp":        mcp,
+			"permission": map[string]any{"edit": "allow", "bash": "allow", "webfetch": "allow"},
+		}))
+	},
+	command: func(sc *scenario) ([]string, []string, string) {
+		return []string{clientBin("opencode"), "run", prompt},
+			[]string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1",
+				"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+				"INTERCEPTOR_BIN=" + sc.hook, "INTERCEPTOR_SERVER=wf", "INTERCEPTOR_REDACT=1"},
+			""
+	},
+	warmUp: []string{"opencode", "session", "list"},
+}
+
+// Each client runs a single session (with the token in text only and, for
+// the clients that redact, also in structuredContent) and two concurrent
+// sessions against the same server, state dir and hooks.
+func runClientScenarios(t *testing.T, c *client) {
+	t.Run("single", func(t *testing.T) { runScenario(t, c, 1, false) })
+	if c.redact {
+		t.Run("single_structured", func(t *testing.T) { runScenario(t, c, 1, true) })
+	}
+	t.Run("concurrent", func(t *testing.T) { runScenario(t, c, 2, false) })
+}
+
+func TestClaudeCode(t *testing.T) { runClientScenarios(t, claudeCode) }
+func TestCodex(t *testing.T)      { runClientScenarios(t, codex) }
+func TestGemini(t *testing.T)     { runClientScenarios(t, gemini) }
+func TestOpenCode(t *testing.T)   { runClientScenarios(t, opencode) }

@@ -1,0 +1,348 @@
+package wfserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Roles of the server binary.
+const (
+	RoleWF    = "wf"    // token-authenticated workflow server
+	RoleOther = "other" // unrelated server whose tool must never see a token
+)
+
+// Verdicts written to the log.
+const (
+	VerdictOK          = "ok"
+	VerdictMissing     = "missing_token"
+	VerdictMalformed   = "malformed_token"
+	VerdictForged      = "forged_token"
+	VerdictForeign     = "foreign_token" // signed, but for a session this instance never issued
+	VerdictStale       = "stale_token"   // not the latest token issued for its sid
+	VerdictBadArgument = "bad_argument"
+)
+
+// Config configures one server instance.
+type Config struct {
+	Role       string
+	LogPath    string // JSON-lines log; empty disables logging
+	Structured bool   // also return structuredContent {session_token, ...}
+	Secret     []byte
+	Workflow   string
+	// TokenOptional leaves session_token out of next_step's "required"
+	// schema list (the server still rejects a call without it). Gemini CLI
+	// validates the model's arguments against the schema before its
+	// BeforeTool hook runs, so a hook cannot supply a required argument.
+	TokenOptional bool
+}
+
+// Record is one line of the log.
+type Record struct {
+	Time     string         `json:"time"`
+	Event    string         `json:"event"` // "start" or "call"
+	Server   string         `json:"server"`
+	Instance string         `json:"instance"`
+	PID      int            `json:"pid"`
+	Tool     string         `json:"tool,omitempty"`
+	Args     map[string]any `json:"args,omitempty"`
+	// HasToken reports whether the call carried a session_token argument.
+	HasToken      bool   `json:"has_token"`
+	ReceivedToken string `json:"received_token,omitempty"`
+	ReceivedSID   string `json:"received_sid,omitempty"`
+	ReceivedSeq   int    `json:"received_seq,omitempty"`
+	Verdict       string `json:"verdict,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	IssuedToken   string `json:"issued_token,omitempty"`
+	IssuedSID     string `json:"issued_sid,omitempty"`
+	IssuedSeq     int    `json:"issued_seq,omitempty"`
+	Structured    bool   `json:"structured,omitempty"`
+	TokenOptional bool   `json:"token_optional,omitempty"`
+}
+
+// ReadLog parses a log file written by servers (missing file: no records).
+func ReadLog(path string) ([]Record, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return out, fmt.Errorf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+type session struct {
+	latest string
+	seq    int
+}
+
+// Server is one running instance.
+type Server struct {
+	cfg      Config
+	instance string
+	mu       sync.Mutex
+	sessions map[string]*session
+	logMu    sync.Mutex
+	logf     *os.File
+}
+
+// New creates a server instance and opens its log.
+func New(cfg Config) (*Server, error) {
+	if cfg.Role == "" {
+		cfg.Role = RoleWF
+	}
+	if cfg.Role != RoleWF && cfg.Role != RoleOther {
+		return nil, fmt.Errorf("unknown role %q", cfg.Role)
+	}
+	if len(cfg.Secret) == 0 {
+		cfg.Secret = []byte("interceptor-e2e-secret")
+	}
+	if cfg.Workflow == "" {
+		cfg.Workflow = "release-review"
+	}
+	s := &Server{cfg: cfg, instance: randHex(4), sessions: map[string]*session{}}
+	if cfg.LogPath != "" {
+		f, err := os.OpenFile(cfg.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		s.logf = f
+	}
+	s.log(Record{Event: "start", Structured: cfg.Structured, TokenOptional: cfg.TokenOptional})
+	return s, nil
+}
+
+// Close closes the log.
+func (s *Server) Close() error {
+	if s.logf != nil {
+		return s.logf.Close()
+	}
+	return nil
+}
+
+// Instance returns this instance's random id (also in its tokens' claims).
+func (s *Server) Instance() string { return s.instance }
+
+func (s *Server) log(r Record) {
+	if s.logf == nil {
+		return
+	}
+	r.Time = time.Now().UTC().Format(time.RFC3339Nano)
+	r.Server = s.cfg.Role
+	r.Instance = s.instance
+	r.PID = os.Getpid()
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	// One write per line on an O_APPEND file: concurrent instances do not interleave.
+	if _, err := s.logf.Write(append(b, '\n')); err != nil {
+		fmt.Fprintf(os.Stderr, "tokenserver: log: %v\n", err)
+	}
+}
+
+// MCPServer builds the MCP server exposing this instance's tools.
+func (s *Server) MCPServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "e2e-" + s.cfg.Role, Version: "1.0.0"}, nil)
+	switch s.cfg.Role {
+	case RoleWF:
+		required := `["step","session_token"]`
+		if s.cfg.TokenOptional {
+			required = `["step"]`
+		}
+		srv.AddTool(&mcp.Tool{
+			Name:        "start_session",
+			Description: "Start a workflow session. Returns a session_token that every later call needs.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"resume_token":{"type":"string","description":"A saved session_token to resume."}}}`),
+		}, s.startSession)
+		srv.AddTool(&mcp.Tool{
+			Name:        "next_step",
+			Description: "Advance the workflow by one step. Requires the latest session_token.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"step":{"type":"string","description":"Name of the step."},"session_token":{"type":"string","description":"The latest session_token."}},"required":` + required + `}`),
+		}, s.nextStep)
+	case RoleOther:
+		srv.AddTool(&mcp.Tool{
+			Name:        "echo",
+			Description: "Echo the text back.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"session_token":{"type":"string"}},"required":["text"]}`),
+		}, s.echo)
+	}
+	return srv
+}
+
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	args := map[string]any{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return args, nil
+	}
+	err := json.Unmarshal(raw, &args)
+	return args, err
+}
+
+// issue makes the next token for sid (a new session when sid is empty).
+// Callers hold s.mu.
+func (s *Server) issue(sid, act string) (string, string, int) {
+	if sid == "" {
+		sid = "s_" + randHex(8)
+		s.sessions[sid] = &session{}
+	}
+	st := s.sessions[sid]
+	st.seq++
+	tok := Sign(s.cfg.Secret, Claims{
+		SID: sid, Seq: st.seq, TS: time.Now().Unix(), WF: s.cfg.Workflow, Act: act,
+		Instance: s.instance, Scope: []string{"workflow:read", "workflow:write", "workflow:advance"},
+		Nonce: randHex(16), Aud: "mcp://e2e-workflow-server/" + s.cfg.Workflow,
+	})
+	st.latest = tok
+	return tok, sid, st.seq
+}
+
+func (s *Server) result(text, tok string, fields map[string]any) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{
+		Meta:    mcp.Meta{"session_token": tok},
+		Content: []mcp.Content{&mcp.TextContent{Text: text + "\nsession_token: " + tok}},
+	}
+	if s.cfg.Structured {
+		sc := map[string]any{"session_token": tok}
+		for k, v := range fields {
+			sc[k] = v
+		}
+		res.StructuredContent = sc
+	}
+	return res
+}
+
+func errResult(format string, a ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
+}
+
+func (s *Server) startSession(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, err := decodeArgs(req.Params.Arguments)
+	rec := Record{Event: "call", Tool: "start_session", Args: args, Structured: s.cfg.Structured}
+	if err != nil {
+		rec.Verdict, rec.Reason = VerdictBadArgument, err.Error()
+		s.log(rec)
+		return errResult("bad arguments: %v", err), nil
+	}
+	_, rec.HasToken = args["session_token"]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sid := ""
+	if rt, ok := args["resume_token"].(string); ok && rt != "" {
+		rec.ReceivedToken = rt
+		c, verdict, reason := s.check(rt)
+		rec.ReceivedSID, rec.ReceivedSeq = c.SID, c.Seq
+		if verdict != VerdictOK {
+			rec.Verdict, rec.Reason = verdict, reason
+			s.log(rec)
+			return errResult("start_session rejected (%s): %s", verdict, reason), nil
+		}
+		sid = c.SID
+	}
+	tok, sid, seq := s.issue(sid, "start_session")
+	rec.Verdict, rec.IssuedToken, rec.IssuedSID, rec.IssuedSeq = VerdictOK, tok, sid, seq
+	s.log(rec)
+	return s.result(fmt.Sprintf("Workflow %q session %s started (seq %d). Call next_step with the session_token below.", s.cfg.Workflow, sid, seq),
+		tok, map[string]any{"sid": sid, "seq": seq, "status": "started"}), nil
+}
+
+// check validates tok against this instance's sessions. Callers hold s.mu.
+func (s *Server) check(tok string) (Claims, string, string) {
+	c, err := Verify(s.cfg.Secret, tok)
+	switch {
+	case err == ErrMalformed:
+		return c, VerdictMalformed, "session_token is not <base64url>.<hex hmac>"
+	case err != nil:
+		return c, VerdictForged, "session_token signature does not verify"
+	}
+	st, ok := s.sessions[c.SID]
+	if !ok {
+		return c, VerdictForeign, fmt.Sprintf("session %s (instance %s) was not issued by this server (instance %s)", c.SID, c.Instance, s.instance)
+	}
+	if tok != st.latest {
+		return c, VerdictStale, fmt.Sprintf("session_token seq %d is stale; latest issued for %s is seq %d", c.Seq, c.SID, st.seq)
+	}
+	return c, VerdictOK, ""
+}
+
+func (s *Server) nextStep(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, err := decodeArgs(req.Params.Arguments)
+	rec := Record{Event: "call", Tool: "next_step", Args: args, Structured: s.cfg.Structured}
+	if err != nil {
+		rec.Verdict, rec.Reason = VerdictBadArgument, err.Error()
+		s.log(rec)
+		return errResult("bad arguments: %v", err), nil
+	}
+	rawTok, has := args["session_token"]
+	rec.HasToken = has
+	tok, _ := rawTok.(string)
+	step, _ := args["step"].(string)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tok == "" {
+		rec.Verdict, rec.Reason = VerdictMissing, "session_token argument is missing or empty"
+		s.log(rec)
+		return errResult("next_step rejected (%s): session_token is required; call start_session first and pass its session_token", VerdictMissing), nil
+	}
+	rec.ReceivedToken = tok
+	c, verdict, reason := s.check(tok)
+	rec.ReceivedSID, rec.ReceivedSeq = c.SID, c.Seq
+	if verdict == VerdictOK && step == "" {
+		verdict, reason = VerdictBadArgument, "step is required"
+	}
+	if verdict != VerdictOK {
+		rec.Verdict, rec.Reason = verdict, reason
+		s.log(rec)
+		return errResult("next_step rejected (%s): %s", verdict, reason), nil
+	}
+	ntok, sid, seq := s.issue(c.SID, "next_step:"+step)
+	rec.Verdict, rec.IssuedToken, rec.IssuedSID, rec.IssuedSeq = VerdictOK, ntok, sid, seq
+	s.log(rec)
+	return s.result(fmt.Sprintf("Step %q accepted for session %s (seq %d).", step, sid, seq),
+		ntok, map[string]any{"sid": sid, "seq": seq, "step": step, "status": "accepted"}), nil
+}
+
+func (s *Server) echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, err := decodeArgs(req.Params.Arguments)
+	rec := Record{Event: "call", Tool: "echo", Args: args}
+	if err != nil {
+		rec.Verdict, rec.Reason = VerdictBadArgument, err.Error()
+		s.log(rec)
+		return errResult("bad arguments: %v", err), nil
+	}
+	_, rec.HasToken = args["session_token"]
+	if tok, ok := args["session_token"].(string); ok {
+		rec.ReceivedToken = tok
+	}
+	rec.Verdict = VerdictOK
+	s.log(rec)
+	text, _ := args["text"].(string)
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
+		Text: fmt.Sprintf("echo: %s (argument keys: %s)", text, strings.Join(keys, ","))}}}, nil
+}

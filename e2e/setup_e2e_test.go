@@ -1,0 +1,303 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Pinned client versions. Claude Code 2.1.330 is the version this suite was
+// verified with (clients.md observed 2.1.328).
+const (
+	claudeVersion   = "2.1.330"
+	codexVersion    = "0.169.0"
+	geminiVersion   = "0.61.0"
+	opencodeVersion = "1.18.33"
+)
+
+var clientPackages = []string{
+	"@anthropic-ai/claude-code@" + claudeVersion,
+	"@openai/codex@" + codexVersion,
+	"@google/gemini-cli@" + geminiVersion,
+	"opencode-ai@" + opencodeVersion,
+}
+
+// OpenCode installs @opencode-ai/plugin (same version) into every config
+// dir at start and stalls for minutes without a registry unless node_modules
+// and a package-lock.json listing it are already there: the suite installs
+// it once and links it into each config dir.
+var opencodePluginPackage = "@opencode-ai/plugin@" + opencodeVersion
+
+// Environment passed from the outer run to the one inside the namespace.
+const (
+	envInNetns     = "E2E_IN_NETNS"
+	envInterceptor = "E2E_INTERCEPTOR"
+	envTokenServer = "E2E_TOKENSERVER"
+	envClients     = "E2E_CLIENTS"  // npm prefix holding node_modules/.bin/{claude,codex,gemini,opencode}
+	envOCPlugin    = "E2E_OCPLUGIN" // dir with package.json, package-lock.json, node_modules
+	envRepo        = "E2E_REPO"
+)
+
+// Paths of what the outer run prepared, read inside the namespace.
+var bins struct {
+	interceptor, tokenServer, clients, ocPlugin, repo string
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envInNetns) == "1" {
+		bins.interceptor = os.Getenv(envInterceptor)
+		bins.tokenServer = os.Getenv(envTokenServer)
+		bins.clients = os.Getenv(envClients)
+		bins.ocPlugin = os.Getenv(envOCPlugin)
+		bins.repo = os.Getenv(envRepo)
+		if err := checkIsolated(); err != nil {
+			fmt.Fprintln(os.Stderr, "E2E SETUP FAILED:", err)
+			os.Exit(1)
+		}
+		os.Exit(m.Run())
+	}
+	os.Exit(outer())
+}
+
+func setupFailed(format string, a ...any) int {
+	msg := fmt.Sprintf(format, a...)
+	bar := strings.Repeat("!", 78)
+	fmt.Fprintf(os.Stderr, "\n%s\nE2E SETUP FAILED: %s\nThe end-to-end suite cannot run; this is a failure, not a skip.\n%s\n\n", bar, msg, bar)
+	return 1
+}
+
+// outer prepares clients and binaries, then re-runs this test binary inside
+// a user+network namespace where only loopback is up.
+func outer() int {
+	start := time.Now()
+	for _, tool := range []string{"npm", "node", "unshare", "ip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return setupFailed("%s not found on PATH (.ci/e2e installs what is missing)", tool)
+		}
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		return setupFailed("%v", err)
+	}
+	work, err := os.MkdirTemp("", "interceptor-e2e-bin-")
+	if err != nil {
+		return setupFailed("%v", err)
+	}
+	defer os.RemoveAll(work)
+
+	clients, ocPlugin, err := installClients()
+	if err != nil {
+		return setupFailed("cannot install the pinned clients from the npm registry: %v", err)
+	}
+	t0 := time.Now()
+	interceptor := filepath.Join(work, "interceptor")
+	tokenServer := filepath.Join(work, "tokenserver")
+	builds := []struct{ out, pkg string }{{interceptor, "./cmd/interceptor"}, {tokenServer, "./e2e/tokenserver"}}
+	if prebuilt := os.Getenv("E2E_INTERCEPTOR_BIN"); prebuilt != "" {
+		// Test a given binary (a release build, or while the tree does not build).
+		if interceptor, err = filepath.Abs(prebuilt); err != nil {
+			return setupFailed("E2E_INTERCEPTOR_BIN: %v", err)
+		}
+		if _, err := os.Stat(interceptor); err != nil {
+			return setupFailed("E2E_INTERCEPTOR_BIN: %v", err)
+		}
+		fmt.Fprintf(os.Stderr, "e2e: E2E_INTERCEPTOR_BIN: testing %s, not a build of this tree\n", interceptor)
+		builds = builds[1:]
+	}
+	for _, b := range builds {
+		cmd := exec.Command(goTool(), "build", "-o", b.out, b.pkg)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return setupFailed("go build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "e2e: built %d binaries in %s\n", len(builds), time.Since(t0).Round(time.Millisecond))
+
+	// "$0" is the test binary: the inner run gets the same -test.* flags.
+	cmd := exec.Command("unshare", append([]string{"--user", "--map-root-user", "--net", "--",
+		"sh", "-c", `ip link set lo up && exec "$0" "$@"`, os.Args[0]}, os.Args[1:]...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(),
+		envInNetns+"=1", envInterceptor+"="+interceptor, envTokenServer+"="+tokenServer,
+		envClients+"="+clients, envOCPlugin+"="+ocPlugin, envRepo+"="+repo)
+	err = cmd.Run()
+	fmt.Fprintf(os.Stderr, "e2e: whole run (setup + tests) took %s\n", time.Since(start).Round(time.Second))
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.ExitCode() > 0:
+		return ee.ExitCode()
+	default:
+		return setupFailed("running the tests inside `unshare -rn`: %v", err)
+	}
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// checkIsolated makes sure the inner run sees only an up loopback interface.
+func checkIsolated() error {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return err
+	}
+	var names []string
+	up := false
+	for _, i := range ifs {
+		names = append(names, i.Name)
+		if i.Flags&net.FlagLoopback != 0 && i.Flags&net.FlagUp != 0 {
+			up = true
+		}
+	}
+	if len(ifs) != 1 || !up {
+		return fmt.Errorf("want only an up loopback interface inside the namespace, have %v (up=%v)", names, up)
+	}
+	return nil
+}
+
+// installClients installs the pinned clients (and OpenCode's plugin
+// package) into a cache directory keyed by the versions, once.
+func installClients() (clients, ocPlugin string, err error) {
+	cache := os.Getenv("E2E_CLIENT_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "interceptor-e2e-cache")
+		if home, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(home, ".cache", "interceptor-e2e")
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(append(clientPackages, opencodePluginPackage), "\n")))
+	dir := filepath.Join(cache, "clients-"+hex.EncodeToString(sum[:6]))
+	clients, ocPlugin = filepath.Join(dir, "clients"), filepath.Join(dir, "ocplugin")
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		if err := checkVersions(clients); err == nil {
+			fmt.Fprintf(os.Stderr, "e2e: using cached clients in %s\n", dir)
+			return clients, ocPlugin, nil
+		}
+		os.RemoveAll(dir)
+	}
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "e2e: installing %s and %s into %s\n", strings.Join(clientPackages, " "), opencodePluginPackage, dir)
+	tmp := dir + fmt.Sprintf(".tmp-%d", os.Getpid())
+	os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp)
+	if err := npmInstall(filepath.Join(tmp, "clients"), clientPackages...); err != nil {
+		return "", "", err
+	}
+	if err := npmInstall(filepath.Join(tmp, "ocplugin"), opencodePluginPackage); err != nil {
+		return "", "", err
+	}
+	if err := checkVersions(filepath.Join(tmp, "clients")); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(strings.Join(clientPackages, "\n")+"\n"), 0o644); err != nil {
+		return "", "", err
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", "", err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: installed clients in %s\n", time.Since(start).Round(time.Second))
+	return clients, ocPlugin, nil
+}
+
+func npmInstall(prefix string, pkgs ...string) error {
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return err
+	}
+	// A package.json listing exact versions makes package-lock.json list
+	// them too (OpenCode checks the lock before skipping its own install).
+	deps := make([]string, 0, len(pkgs))
+	for _, p := range pkgs {
+		i := strings.LastIndex(p, "@")
+		deps = append(deps, fmt.Sprintf("%q: %q", p[:i], p[i+1:]))
+	}
+	if err := os.WriteFile(filepath.Join(prefix, "package.json"), []byte("{\"dependencies\": {"+strings.Join(deps, ", ")+"}}\n"), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.Command("npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = prefix
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("npm install %s: %v\n%s", strings.Join(pkgs, " "), err, tail(out.String(), 40))
+		}
+	case <-time.After(8 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("npm install %s: no answer after 8 minutes (registry unreachable?)\n%s", strings.Join(pkgs, " "), tail(out.String(), 40))
+	}
+	return nil
+}
+
+// checkVersions runs each client's --version and compares with the pin.
+func checkVersions(prefix string) error {
+	for _, c := range []struct{ bin, want string }{
+		{"claude", claudeVersion}, {"codex", codexVersion}, {"gemini", geminiVersion}, {"opencode", opencodeVersion},
+	} {
+		path := filepath.Join(prefix, "node_modules", ".bin", c.bin)
+		cmd := exec.Command(path, "--version")
+		cmd.Env = append(os.Environ(), "DISABLE_AUTOUPDATER=1", "OPENCODE_DISABLE_AUTOUPDATE=1")
+		out, err := runWithTimeout(cmd, time.Minute)
+		if err != nil || !strings.Contains(string(out), c.want) {
+			return fmt.Errorf("%s --version: want %s, got %q (err %v)", path, c.want, tail(string(out), 5), err)
+		}
+	}
+	return nil
+}
+
+func runWithTimeout(cmd *exec.Cmd, d time.Duration) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return out.Bytes(), err
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		return out.Bytes(), fmt.Errorf("timed out after %s", d)
+	}
+}
+
+// tail returns the last n lines of s, each cut to 400 bytes.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i, l := range lines {
+		if len(l) > 400 {
+			lines[i] = l[:400] + "…"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
