@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/tidwall/gjson"
 )
 
@@ -132,17 +133,88 @@ func TestExamples(t *testing.T) {
 			t.Fatalf("inject reply %q", out)
 		}
 	})
-	t.Run("opencode plugin is the recipe's", func(t *testing.T) {
-		a, err := os.ReadFile(filepath.Join("..", "..", "recipes", "opencode", "interceptor.ts"))
+	t.Run("opencode plugin is the recipe's shim, configured", func(t *testing.T) {
+		recipe, err := os.ReadFile(filepath.Join("..", "..", "recipes", "opencode", "interceptor.ts"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "opencode", ".opencode", "plugin", "interceptor.ts"))
+		example, err := os.ReadFile(filepath.Join("..", "..", "examples", "opencode", ".opencode", "plugin", "interceptor.ts"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(a, b) {
-			t.Fatal("examples/opencode/.opencode/plugin/interceptor.ts differs from recipes/opencode/interceptor.ts")
+		// Only the three constant lines differ.
+		a, b := strings.Split(string(recipe), "\n"), strings.Split(string(example), "\n")
+		if len(a) != len(b) {
+			t.Fatalf("the example has %d lines, the recipe %d", len(b), len(a))
+		}
+		var diff []string
+		for i := range a {
+			if a[i] != b[i] {
+				diff = append(diff, b[i])
+			}
+		}
+		want := []string{`const BIN: string = "/usr/local/bin/interceptor"`, `const ARGS: string[] = ["--server", "wf"]`, `const CAPTURE_ARGS: string[] = ["--redact"]`}
+		if strings.Join(diff, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("the example differs from the recipe in:\n%s\nwant only:\n%s", strings.Join(diff, "\n"), strings.Join(want, "\n"))
 		}
 	})
+}
+
+// exampleInstalls are the install commands each example is the output of,
+// with the binary at exampleBin.
+const exampleBin = "/usr/local/bin/interceptor"
+
+var exampleInstalls = []struct {
+	file   string
+	client string
+	redact bool
+}{
+	{"claude-code/settings.json", "claude-code", true},
+	{"codex/hooks.json", "codex", false},
+	{"gemini/settings.json", "gemini", false},
+	{"cursor/hooks.json", "cursor", true},
+	{"opencode/.opencode/plugin/interceptor.ts", "opencode", true},
+}
+
+// TestExamplesAreInstallOutput: each example file is byte for byte what
+// `interceptor install CLIENT --server wf --scope project [--redact]
+// --bin /usr/local/bin/interceptor` writes into an empty project (the JSON
+// examples sit directly in examples/CLIENT/; in a project they go into
+// .claude/, .codex/, .gemini/, .cursor/).
+// UPDATE_EXAMPLES=1 rewrites them.
+func TestExamplesAreInstallOutput(t *testing.T) {
+	for _, ex := range exampleInstalls {
+		t.Run(ex.file, func(t *testing.T) {
+			proj := t.TempDir()
+			env := install.Env{Home: t.TempDir(), Project: proj}
+			res, err := install.Install(env, install.Options{Client: ex.client, Scope: install.Project, Server: "wf",
+				Bin: exampleBin, Hook: install.HookOptions{Redact: ex.redact}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(res.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if filepath.Base(res.Path) != filepath.Base(ex.file) {
+				t.Fatalf("install writes %s, the example is %s", res.Path, ex.file)
+			}
+			path := filepath.Join("..", "..", "examples", filepath.FromSlash(ex.file))
+			if os.Getenv("UPDATE_EXAMPLES") == "1" {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s differs from what install writes (UPDATE_EXAMPLES=1 rewrites it):\n%s", path, got)
+			}
+		})
+	}
 }

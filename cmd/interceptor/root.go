@@ -75,7 +75,9 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 		root.AddCommand(newHook(io))
 		return root
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
+	// `interceptor completion bash|zsh|fish|powershell` prints a completion
+	// script (cobra's).
+	root.CompletionOptions.HiddenDefaultCmd = false
 	root.AddCommand(
 		newInjectCmd(io),
 		newCaptureCmd(io),
@@ -84,6 +86,10 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 		newVersionCmd(io),
 		newDemoCmd(io),
 		newProxyCmd(io),
+		newInstallCmd(io),
+		newUninstallCmd(io),
+		newDoctorCmd(io),
+		newGCCmd(io),
 	)
 	return root
 }

@@ -32,6 +32,12 @@ func (s *Store) GC(olderThan time.Duration, now time.Time, dryRun bool) (GCResul
 	if olderThan < 0 {
 		return res, errors.New("gc: the age must not be negative")
 	}
+	if err := checkDir(s.Dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return res, nil
+		}
+		return res, err
+	}
 	keys, err := s.Servers()
 	if err != nil {
 		return res, err

@@ -21,11 +21,11 @@
 // Install: copy to .opencode/plugin/interceptor.ts (project) or
 // ~/.config/opencode/plugin/interceptor.ts (user).
 
-const BIN: string = process.env.INTERCEPTOR_BIN ?? "interceptor"
+const BIN: string = "/usr/local/bin/interceptor"
 // Extra arguments for both commands, e.g. ["--server", "wf"].
-const ARGS: string[] = []
+const ARGS: string[] = ["--server", "wf"]
 // Extra arguments for capture only, e.g. ["--redact"].
-const CAPTURE_ARGS: string[] = []
+const CAPTURE_ARGS: string[] = ["--redact"]
 
 // Tools whose names cannot belong to a configured server skip the process
 // spawn entirely (OpenCode names MCP tools <server>_<tool>, with characters

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/install"
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/spf13/cobra"
+)
+
+// errReported is returned after doctor printed its problems: the exit code
+// is 1, with no further message.
+var errReported = errors.New("doctor found problems (the fail lines above)")
+
+func newDoctorCmd(io *streams) *cobra.Command {
+	var asJSON bool
+	var project, stateDir string
+	cmd := &cobra.Command{
+		Use:   "doctor [--json] [--project DIR]",
+		Short: "Check the installed hooks, Codex's trust in them, and the state dir",
+		Long: `For every client config it can find (your home's and the project dir's),
+reports whether interceptor's hooks are installed and complete, whether they
+point at an existing binary, whether another PreToolUse hook fires on the
+same tools (in Claude Code and Codex, when two hooks rewrite a call the last
+one to finish wins), and whether Codex trusts the hooks (it skips untrusted
+ones silently). Then checks the state dir (owner, modes, no symlinks) and
+how many sessions hold tokens, and how old they are.
+
+Exits 1 when something is broken (a "fail" line), else 0. --json prints the
+same report as one JSON object.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := install.EnvFromOS(project)
+			if err != nil {
+				return err
+			}
+			if stateDir == "" {
+				if stateDir, err = state.DefaultDir(); err != nil {
+					return err
+				}
+			} else if stateDir, err = filepath.Abs(stateDir); err != nil {
+				return err
+			}
+			rep := install.Doctor(env, stateDir, time.Now())
+			if asJSON {
+				enc := json.NewEncoder(io.Out)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(io, rep)
+			}
+			if !rep.OK {
+				return errReported
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&project, "project", "", "the project dir whose configs to check (default: the current dir)")
+	cmd.Flags().StringVar(&stateDir, "state-dir", "", "the state dir to check (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	return cmd
+}
+
+func printDoctor(io *streams, rep install.Report) {
+	line := func(f install.Finding) {
+		fmt.Fprintf(io.Out, "  %-4s  %s\n", f.Level, f.Message)
+	}
+	fails := 0
+	for _, c := range rep.Clients {
+		fmt.Fprintln(io.Out, c.Client)
+		for _, f := range c.Findings {
+			line(f)
+			if f.Level == install.Fail {
+				fails++
+			}
+		}
+	}
+	for _, s := range rep.StateDirs {
+		fmt.Fprintf(io.Out, "state dir %s\n", s.Dir)
+		for _, f := range s.Findings {
+			line(f)
+			if f.Level == install.Fail {
+				fails++
+			}
+		}
+	}
+	if fails > 0 {
+		fmt.Fprintf(io.Out, "\n%d problem(s) found\n", fails)
+	} else {
+		fmt.Fprintln(io.Out, "\nno problems found")
+	}
+}

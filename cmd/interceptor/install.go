@@ -1,0 +1,230 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/interceptor-dev/interceptor/internal/install"
+	"github.com/spf13/cobra"
+)
+
+// installFlags are the flags of install and uninstall.
+type installFlags struct {
+	server  string
+	scope   string
+	project string
+	dryRun  bool
+	bin     string
+	hook    install.HookOptions
+}
+
+func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.server, "server", "", "the token server's name as configured in the client (required)")
+	fl.StringVar(&f.scope, "scope", "user", "user (your home's config) or project (the project dir's config)")
+	fl.StringVar(&f.project, "project", "", "the project dir for --scope project (default: the current dir)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the change as a diff and write nothing")
+	if !hookOptions {
+		return
+	}
+	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run (default: this binary's absolute path)")
+	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact (Claude Code, OpenCode, Cursor; Codex and Gemini CLI cannot)")
+	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks")
+	fl.StringVar(&f.hook.MetaKey, "meta-key", "", "pass --meta-key to the hooks")
+	fl.StringSliceVar(&f.hook.SkipTools, "skip-tool", nil, "pass --skip-tool to the hooks (repeatable)")
+	fl.StringSliceVar(&f.hook.KeepIf, "keep-if", nil, "pass --keep-if to the hooks (repeatable)")
+	fl.StringVar(&f.hook.StateDir, "state-dir", "", "pass --state-dir to the hooks (made absolute)")
+}
+
+// noEnv replaces the root's INTERCEPTOR_<FLAG> handling for install and
+// uninstall: the hooks they write carry only what is on this command line,
+// not what happens to be set in the shell.
+func noEnv(*cobra.Command, []string) error { return nil }
+
+func (f *installFlags) options(cmd *cobra.Command, client string) (install.Options, install.Env, error) {
+	if f.server == "" {
+		return install.Options{}, install.Env{}, errors.New("--server is required")
+	}
+	scope, err := install.ParseScope(f.scope)
+	if err != nil {
+		return install.Options{}, install.Env{}, err
+	}
+	if f.project != "" && scope != install.Project {
+		return install.Options{}, install.Env{}, errors.New("--project needs --scope project")
+	}
+	env, err := install.EnvFromOS(f.project)
+	if err != nil {
+		return install.Options{}, install.Env{}, err
+	}
+	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, DryRun: f.dryRun}
+	if !cmd.Flags().Changed("skip-tool") {
+		o.Hook.SkipTools = nil
+	}
+	if !cmd.Flags().Changed("keep-if") {
+		o.Hook.KeepIf = nil
+	}
+	if o.Hook.StateDir != "" {
+		if o.Hook.StateDir, err = filepath.Abs(o.Hook.StateDir); err != nil {
+			return install.Options{}, install.Env{}, err
+		}
+	}
+	return o, env, nil
+}
+
+func clientArg(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("name one client: %s", strings.Join(install.Clients(), ", "))
+	}
+	for _, c := range install.Clients() {
+		if args[0] == c {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown client %q: use one of %s", args[0], strings.Join(install.Clients(), ", "))
+}
+
+func newInstallCmd(io *streams) *cobra.Command {
+	f := &installFlags{}
+	cmd := &cobra.Command{
+		Use:   "install CLIENT --server NAME [--scope user|project] [--dry-run] [hook options]",
+		Short: "Wire the hooks into a client's config (claude-code, codex, gemini, opencode, cursor)",
+		Long: `Merges interceptor's hooks for one token server into the client's own config:
+
+  claude-code  ~/.claude/settings.json, <project>/.claude/settings.json
+               (PreToolUse inject, PostToolUse capture, SessionEnd clear)
+  codex        $CODEX_HOME/hooks.json (~/.codex), <project>/.codex/hooks.json
+  gemini       ~/.gemini/settings.json, <project>/.gemini/settings.json
+  cursor       ~/.cursor/hooks.json, <project>/.cursor/hooks.json
+  opencode     the plugin shim interceptor.ts in ~/.config/opencode/plugin/
+               or <project>/.opencode/plugin/
+
+The edit is surgical: everything else in the file keeps its bytes, running
+install again changes nothing, and uninstall takes out exactly what install
+added. Before the first change to an existing file, a copy is kept as
+FILE.interceptor-backup. A file that is not plain JSON (e.g. JSONC with
+comments) is refused, never rewritten.
+
+The hooks call this binary by its absolute path (or --bin), so a client
+started from a GUI with a thin PATH finds it. Each hook fires only for the
+server's tools, and the hook options given here (--redact, --arg,
+--meta-key, --skip-tool, --keep-if, --state-dir) go into the commands.
+install reads no INTERCEPTOR_* variables: the hooks get only what is on
+this command line.
+
+Codex runs new or changed hooks only after you trust them (/hooks in
+codex); run 'interceptor doctor' to check.`,
+		Example: `  interceptor install claude-code --server wf --redact
+  interceptor install codex --server wf --scope project --dry-run
+  interceptor install opencode --server wf --redact --skip-tool start_session --skip-tool resume`,
+		Args:              clientArg,
+		ValidArgs:         install.Clients(),
+		PersistentPreRunE: noEnv,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, env, err := f.options(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			if o.Bin == "" {
+				bin, warning, err := install.DefaultBin()
+				if err != nil {
+					return err
+				}
+				o.Bin = bin
+				if warning != "" {
+					fmt.Fprintf(io.Err, "interceptor: warning: %s\n", warning)
+				}
+			} else if o.Bin, err = filepath.Abs(o.Bin); err != nil {
+				return err
+			}
+			if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
+				fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); the hooks will fail until it does\n", o.Bin)
+			}
+			if o.Hook.StateDir == "" && os.Getenv("INTERCEPTOR_STATE_DIR") != "" {
+				fmt.Fprintf(io.Err, "interceptor: note: INTERCEPTOR_STATE_DIR is set here, but the hooks see it only if the client inherits it; pass --state-dir to write it into them\n")
+			}
+			res, err := install.Install(env, o)
+			if err != nil {
+				return err
+			}
+			report(io, res, o, "install")
+			return nil
+		},
+	}
+	f.register(cmd, true)
+	return cmd
+}
+
+func newUninstallCmd(io *streams) *cobra.Command {
+	f := &installFlags{}
+	cmd := &cobra.Command{
+		Use:   "uninstall CLIENT --server NAME [--scope user|project] [--dry-run]",
+		Short: "Take the server's hooks out of a client's config",
+		Long: `Removes the interceptor hooks for one server from the client's config (the
+same files as install), and the lists and objects that leaves empty. A
+file install created goes when nothing else is left in it; the backup goes
+once the file is back to it byte for byte. Other hooks and settings are
+left exactly as they are.`,
+		Example:           `  interceptor uninstall claude-code --server wf`,
+		Args:              clientArg,
+		ValidArgs:         install.Clients(),
+		PersistentPreRunE: noEnv,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, env, err := f.options(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			res, err := install.Uninstall(env, o)
+			if err != nil {
+				return err
+			}
+			report(io, res, o, "uninstall")
+			return nil
+		},
+	}
+	f.register(cmd, false)
+	return cmd
+}
+
+// report prints what install or uninstall did: the diff with --dry-run,
+// else one line; notes go to stderr.
+func report(io *streams, res *install.Result, o install.Options, verb string) {
+	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
+	for _, n := range res.Notes {
+		if n == install.CodexTrustNote {
+			continue
+		}
+		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)
+	}
+	switch {
+	case !res.Changed && verb == "install":
+		fmt.Fprintf(io.Out, "%s: %s already has the hooks for server %q; nothing to change\n", what, res.Path, o.Server)
+	case !res.Changed:
+		fmt.Fprintf(io.Out, "%s: %s has no hooks for server %q; nothing to change\n", what, res.Path, o.Server)
+	case o.DryRun:
+		fmt.Fprint(io.Out, res.Diff)
+		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+	case verb == "install":
+		msg := fmt.Sprintf("%s: added the hooks for server %q to %s", what, o.Server, res.Path)
+		if res.Created {
+			msg = fmt.Sprintf("%s: wrote %s with the hooks for server %q", what, res.Path, o.Server)
+		}
+		if res.Backup != "" {
+			msg += " (backup: " + res.Backup + ")"
+		}
+		fmt.Fprintln(io.Out, msg)
+	case res.Removed:
+		fmt.Fprintf(io.Out, "%s: removed %s (install had created it, nothing else was in it)\n", what, res.Path)
+	default:
+		fmt.Fprintf(io.Out, "%s: removed the hooks for server %q from %s\n", what, o.Server, res.Path)
+	}
+	if res.Changed && verb == "install" && res.Client == "codex" {
+		fmt.Fprintf(io.Err, "\ninterceptor: IMPORTANT: %s.\n", install.CodexTrustNote)
+		if res.Scope == install.Project {
+			fmt.Fprintln(io.Err, "interceptor: IMPORTANT: Codex loads a project's .codex/ only when the project is trusted.")
+		}
+		fmt.Fprintln(io.Err)
+	}
+}

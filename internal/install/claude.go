@@ -1,0 +1,67 @@
+package install
+
+import (
+	"path/filepath"
+	"regexp"
+)
+
+// claudeCode edits Claude Code's settings.json (observed with 2.1.328):
+// hooks.<Event>[{matcher, hooks:[{type:"command", command, timeout}]}], the
+// matcher an unanchored regex on the tool name mcp__<server>__<tool>, the
+// timeout in seconds. SessionEnd gets clear, so a session's token goes with
+// it.
+type claudeCode struct{}
+
+const claudeTimeout = 10 // seconds; a hook run takes milliseconds
+
+func (claudeCode) path(env Env, scope Scope) string {
+	if scope == Project {
+		return filepath.Join(env.Project, ".claude", "settings.json")
+	}
+	dir := env.ClaudeConfigDir
+	if dir == "" {
+		dir = filepath.Join(env.Home, ".claude")
+	}
+	return filepath.Join(dir, "settings.json")
+}
+
+// mcpMatcher matches the tools of one server in the mcp__<server>__<tool>
+// scheme of Claude Code and Codex.
+func mcpMatcher(server string) string {
+	return "^mcp__" + regexp.QuoteMeta(sanitizeName(server)) + "__"
+}
+
+func (claudeCode) entries(o Options) []hookEntry {
+	opts := o.Hook.args()
+	capture := opts
+	if o.Hook.Redact {
+		capture = append(append([]string{}, opts...), "--redact")
+	}
+	m := mcpMatcher(o.Server)
+	return []hookEntry{
+		{event: "PreToolUse", sub: "inject", matcher: m, command: commandFor(o, "claude-code", "inject", opts), timeout: claudeTimeout},
+		{event: "PostToolUse", sub: "capture", matcher: m, command: commandFor(o, "claude-code", "capture", capture), timeout: claudeTimeout},
+		{event: "SessionEnd", sub: "clear", command: commandFor(o, "claude-code", "clear", stateDirArgs(o.Hook)), timeout: claudeTimeout},
+	}
+}
+
+// stateDirArgs are the options clear takes: only the state dir.
+func stateDirArgs(h HookOptions) []string {
+	if h.StateDir == "" {
+		return nil
+	}
+	return []string{"--state-dir", h.StateDir}
+}
+
+func (c claudeCode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+	doc, err := prepare(path, doc, "{}\n")
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := mergeHooks(path, doc, c.entries(o), o.Server, false)
+	return out, nil, err
+}
+
+func (claudeCode) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+	return jsonUnmerge(path, doc, server, "{}\n", created)
+}

@@ -1,0 +1,203 @@
+package install
+
+import (
+	"encoding/csv"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// HookOptions are the hook flags passed through into the commands install
+// writes. Zero values mean "the hook's default" and are left out.
+type HookOptions struct {
+	Redact    bool
+	Arg       string
+	MetaKey   string
+	StateDir  string   // made absolute by the caller
+	SkipTools []string // nil: default; empty: explicitly none
+	KeepIf    []string // nil: default; empty: explicitly none
+}
+
+// args are the hook flags as command-line words, in a fixed order. Redact is
+// handled per client (capture only, and only where the client can use it).
+func (o HookOptions) args() []string {
+	var out []string
+	if o.Arg != "" {
+		out = append(out, "--arg", o.Arg)
+	}
+	if o.MetaKey != "" {
+		out = append(out, "--meta-key", o.MetaKey)
+	}
+	out = append(out, sliceFlag("--skip-tool", o.SkipTools)...)
+	out = append(out, sliceFlag("--keep-if", o.KeepIf)...)
+	if o.StateDir != "" {
+		out = append(out, "--state-dir", o.StateDir)
+	}
+	return out
+}
+
+// sliceFlag writes a string-slice flag the way pflag reads it back: one
+// flag per value (values are CSV, so one with a comma or quote is quoted),
+// or "--flag=" for an explicitly empty list.
+func sliceFlag(name string, vals []string) []string {
+	if vals == nil {
+		return nil
+	}
+	if len(vals) == 0 {
+		return []string{name + "="}
+	}
+	var out []string
+	for _, v := range vals {
+		if strings.ContainsAny(v, ",\"\n\r") || strings.TrimSpace(v) != v {
+			var sb strings.Builder
+			w := csv.NewWriter(&sb)
+			_ = w.Write([]string{v})
+			w.Flush()
+			v = strings.TrimRight(sb.String(), "\n")
+		}
+		out = append(out, name, v)
+	}
+	return out
+}
+
+// hookArgv is the full argv of one hook command.
+func hookArgv(bin, sub, client, server string, extra []string) []string {
+	argv := []string{bin, sub, "--client", client, "--server", server}
+	return append(argv, extra...)
+}
+
+// shellJoin quotes words for the shell the clients run hook commands with
+// (sh -c on Unix; on Windows the clients use cmd or Git Bash, where double
+// quotes work for both).
+func shellJoin(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return w
+	}
+	if runtime.GOOS == "windows" {
+		return `"` + strings.ReplaceAll(w, `"`, `\"`) + `"`
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// shellSplit splits a command line the way sh does for plain words, single
+// and double quotes and backslashes (no expansions). ok is false for what it
+// cannot split (unbalanced quotes).
+func shellSplit(s string) (words []string, ok bool) {
+	var cur strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			in = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 && runtime.GOOS != "windows" {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			in = true
+		case c == '\\' && i+1 < len(s) && runtime.GOOS != "windows":
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, true
+}
+
+// HookCommand is an interceptor hook command found in a config.
+type HookCommand struct {
+	Bin     string   // the binary as written
+	Sub     string   // inject, capture or clear
+	Servers []string // its --server values
+	Argv    []string
+}
+
+// parseHookCommand recognizes a command that runs interceptor as a hook:
+// the binary's name starts with "interceptor" and the first word after it is
+// inject, capture or clear.
+func parseHookCommand(cmd string) (HookCommand, bool) {
+	argv, ok := shellSplit(cmd)
+	if !ok || len(argv) < 2 {
+		return HookCommand{}, false
+	}
+	base := filepath.Base(strings.ReplaceAll(argv[0], `\`, "/"))
+	if !strings.HasPrefix(strings.ToLower(base), "interceptor") {
+		return HookCommand{}, false
+	}
+	switch argv[1] {
+	case "inject", "capture", "clear":
+	default:
+		return HookCommand{}, false
+	}
+	h := HookCommand{Bin: argv[0], Sub: argv[1], Argv: argv}
+	for i := 2; i < len(argv); i++ {
+		a := argv[i]
+		var v string
+		switch {
+		case a == "--server" && i+1 < len(argv):
+			v = argv[i+1]
+			i++
+		case strings.HasPrefix(a, "--server="):
+			v = strings.TrimPrefix(a, "--server=")
+		default:
+			continue
+		}
+		if vals, err := csv.NewReader(strings.NewReader(v)).Read(); err == nil {
+			h.Servers = append(h.Servers, vals...)
+		} else {
+			h.Servers = append(h.Servers, v)
+		}
+	}
+	return h, true
+}
+
+// serves reports whether the hook is for exactly this one server: the hooks
+// install writes. Hand-written hooks for several servers are left alone.
+func (h HookCommand) serves(server string) bool {
+	return len(h.Servers) == 1 && h.Servers[0] == server
+}
+
+// sanitizeName spells a server name the way Claude Code, Codex and OpenCode
+// do inside tool names: anything but letters, digits, '_' and '-' becomes '_'.
+func sanitizeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

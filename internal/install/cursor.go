@@ -1,0 +1,45 @@
+package install
+
+import (
+	"path/filepath"
+)
+
+// cursor edits Cursor's hooks.json (documented only, never run against a
+// real Cursor): {"version":1,"hooks":{"preToolUse":[{"command"}],
+// "postToolUse":[{"command"}]}}. There is no matcher: the binary itself
+// leaves other servers' tools alone.
+type cursor struct{}
+
+const cursorNewDoc = "{\n  \"version\": 1\n}\n"
+
+func (cursor) path(env Env, scope Scope) string {
+	if scope == Project {
+		return filepath.Join(env.Project, ".cursor", "hooks.json")
+	}
+	return filepath.Join(env.Home, ".cursor", "hooks.json")
+}
+
+func (cursor) entries(o Options) []hookEntry {
+	opts := o.Hook.args()
+	capture := opts
+	if o.Hook.Redact {
+		capture = append(append([]string{}, opts...), "--redact")
+	}
+	return []hookEntry{
+		{event: "preToolUse", sub: "inject", command: commandFor(o, "cursor", "inject", opts)},
+		{event: "postToolUse", sub: "capture", command: commandFor(o, "cursor", "capture", capture)},
+	}
+}
+
+func (c cursor) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+	doc, err := prepare(path, doc, cursorNewDoc)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := mergeHooks(path, doc, c.entries(o), o.Server, true)
+	return out, []string{"Cursor support follows Cursor's documentation and has not been run against a real Cursor"}, err
+}
+
+func (cursor) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+	return jsonUnmerge(path, doc, server, cursorNewDoc, created)
+}

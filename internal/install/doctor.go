@@ -1,0 +1,493 @@
+package install
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/state"
+)
+
+// Levels of a doctor finding.
+const (
+	OK   = "ok"
+	Info = "info"
+	Warn = "warn"
+	Fail = "fail"
+)
+
+// Finding is one line of the doctor's report.
+type Finding struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// HookReport is one interceptor hook found in a config.
+type HookReport struct {
+	Event   string   `json:"event"`
+	Kind    string   `json:"kind"` // inject, capture, clear
+	Servers []string `json:"servers"`
+	Command string   `json:"command"`
+	Bin     string   `json:"bin"`
+	BinOK   bool     `json:"bin_ok"`
+	Trust   string   `json:"trust,omitempty"` // Codex: trusted, untrusted, modified, disabled, unknown
+}
+
+// ConfigReport is one config file that exists.
+type ConfigReport struct {
+	Scope Scope        `json:"scope"`
+	Path  string       `json:"path"`
+	Hooks []HookReport `json:"hooks"`
+}
+
+// ClientReport is what doctor found for one client.
+type ClientReport struct {
+	Client   string         `json:"client"`
+	Configs  []ConfigReport `json:"configs"`
+	Findings []Finding      `json:"findings"`
+}
+
+// ServerState is the tokens held for one server.
+type ServerState struct {
+	Server          string  `json:"server"`
+	Sessions        int     `json:"sessions"`
+	Current         bool    `json:"current"`
+	OldestAgeSecond float64 `json:"oldest_age_seconds,omitempty"`
+	NewestAgeSecond float64 `json:"newest_age_seconds,omitempty"`
+	StaleTemps      int     `json:"stale_temp_files,omitempty"`
+}
+
+// StateReport is what doctor found in one state dir.
+type StateReport struct {
+	Dir      string        `json:"dir"`
+	Exists   bool          `json:"exists"`
+	Safe     bool          `json:"safe"`
+	Sessions int           `json:"sessions"`
+	Servers  []ServerState `json:"servers"`
+	Findings []Finding     `json:"findings"`
+}
+
+// Report is the whole doctor's report. OK is false when any finding fails.
+type Report struct {
+	OK        bool           `json:"ok"`
+	Clients   []ClientReport `json:"clients"`
+	StateDirs []StateReport  `json:"state_dirs"`
+}
+
+// StaleAfter is the session age doctor calls stale (and suggests gc for).
+const StaleAfter = 7 * 24 * time.Hour
+
+// Doctor checks every client config it can find (user scope and the
+// project dir's), and the state dirs: the default one (stateDir) and any a
+// hook names with --state-dir.
+func Doctor(env Env, stateDir string, now time.Time) Report {
+	r := Report{OK: true}
+	dirs := []string{}
+	if stateDir != "" {
+		dirs = append(dirs, stateDir)
+	}
+	for _, name := range Clients() {
+		cr := doctorClient(env, name)
+		for _, c := range cr.Configs {
+			for _, h := range c.Hooks {
+				if d := flagValue(h.Command, "--state-dir"); d != "" && !slices.Contains(dirs, d) {
+					dirs = append(dirs, d)
+				}
+			}
+		}
+		r.Clients = append(r.Clients, cr)
+	}
+	for _, d := range dirs {
+		r.StateDirs = append(r.StateDirs, doctorState(d, now))
+	}
+	for _, c := range r.Clients {
+		for _, f := range c.Findings {
+			r.OK = r.OK && f.Level != Fail
+		}
+	}
+	for _, s := range r.StateDirs {
+		for _, f := range s.Findings {
+			r.OK = r.OK && f.Level != Fail
+		}
+	}
+	return r
+}
+
+func flagValue(cmd, flag string) string {
+	argv, _ := shellSplit(cmd)
+	for i, a := range argv {
+		if a == flag && i+1 < len(argv) {
+			return argv[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func (cr *ClientReport) add(level, format string, args ...any) {
+	cr.Findings = append(cr.Findings, Finding{level, fmt.Sprintf(format, args...)})
+}
+
+// doctorPaths are the files doctor reads for a client: install's, plus
+// Claude Code's settings.local.json.
+func doctorPaths(env Env, name string) []struct {
+	scope Scope
+	path  string
+} {
+	c := clients[name]
+	out := []struct {
+		scope Scope
+		path  string
+	}{{User, c.path(env, User)}, {Project, c.path(env, Project)}}
+	if name == "claude-code" {
+		out = append(out, struct {
+			scope Scope
+			path  string
+		}{Project, filepath.Join(env.Project, ".claude", "settings.local.json")})
+	}
+	// Run from the home dir, the project's files are the user's.
+	if filepath.Clean(out[1].path) == filepath.Clean(out[0].path) {
+		out = append(out[:1], out[2:]...)
+	}
+	return out
+}
+
+func doctorClient(env Env, name string) ClientReport {
+	cr := ClientReport{Client: name, Configs: []ConfigReport{}, Findings: []Finding{}}
+	var all []foundHook // every command hook of the client, for the race check
+	type mine struct {
+		found  foundHook
+		report *HookReport
+		path   string
+		scope  Scope
+	}
+	var ours []mine
+	for _, p := range doctorPaths(env, name) {
+		data, err := os.ReadFile(p.path)
+		if err != nil {
+			if !os.IsNotExist(err) {
+				cr.add(Fail, "%s: %v", p.path, err)
+			}
+			continue
+		}
+		conf := ConfigReport{Scope: p.scope, Path: p.path, Hooks: []HookReport{}}
+		if name == "opencode" {
+			conf.Hooks = doctorShim(&cr, p.path, string(data))
+			cr.Configs = append(cr.Configs, conf)
+			continue
+		}
+		found, err := findHooks(p.path, data, true)
+		if err != nil {
+			cr.add(Fail, "%v", err)
+			cr.Configs = append(cr.Configs, conf)
+			continue
+		}
+		all = append(all, found...)
+		for _, f := range found {
+			if f.command.Sub == "" {
+				continue
+			}
+			conf.Hooks = append(conf.Hooks, hookReport(f))
+		}
+		cr.Configs = append(cr.Configs, conf)
+		k := 0
+		for _, f := range found {
+			if f.command.Sub != "" {
+				ours = append(ours, mine{f, &cr.Configs[len(cr.Configs)-1].Hooks[k], p.path, p.scope})
+				k++
+			}
+		}
+	}
+	if len(cr.Configs) == 0 {
+		cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, name), ", "))
+		return cr
+	}
+	servers := map[string][]mine{}
+	for _, m := range ours {
+		for _, s := range m.found.command.Servers {
+			servers[s] = append(servers[s], m)
+		}
+		if !m.report.BinOK {
+			if filepath.IsAbs(m.report.Bin) {
+				cr.add(Fail, "%s: %s hook runs %s, which does not exist or is not executable", m.path, m.found.event, m.report.Bin)
+			} else {
+				cr.add(Warn, "%s: %s hook runs %q by name: a client started from a GUI may not find it on PATH (reinstall to use the absolute path)", m.path, m.found.event, m.report.Bin)
+			}
+		}
+	}
+	if name != "opencode" && len(ours) == 0 {
+		cr.add(Info, "no interceptor hooks in %s", strings.Join(existing(cr.Configs), ", "))
+	}
+	names := make([]string, 0, len(servers))
+	for s := range servers {
+		names = append(names, s)
+	}
+	slices.Sort(names)
+	for _, s := range names {
+		doctorServer(&cr, name, s, servers[s][0].scope, func() (kinds []string, paths []string) {
+			for _, m := range servers[s] {
+				kinds = append(kinds, m.found.command.Sub)
+				if !slices.Contains(paths, m.path) {
+					paths = append(paths, m.path)
+				}
+			}
+			return
+		})
+		if name == "claude-code" || name == "codex" {
+			doctorRace(&cr, name, s, all)
+		}
+	}
+	if name == "codex" {
+		for i := range ours {
+			doctorCodexTrust(&cr, env, ours[i].found, ours[i].report, ours[i].path, ours[i].scope)
+		}
+	}
+	return cr
+}
+
+func pathsOf(env Env, name string) []string {
+	var out []string
+	for _, p := range doctorPaths(env, name) {
+		out = append(out, p.path)
+	}
+	return out
+}
+
+func existing(cs []ConfigReport) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Path)
+	}
+	return out
+}
+
+func hookReport(f foundHook) HookReport {
+	h := HookReport{Event: f.event, Kind: f.command.Sub, Servers: f.command.Servers, Command: f.raw, Bin: f.command.Bin}
+	if h.Servers == nil {
+		h.Servers = []string{}
+	}
+	h.BinOK = binOK(h.Bin)
+	return h
+}
+
+func binOK(bin string) bool {
+	if !filepath.IsAbs(bin) {
+		return false
+	}
+	fi, err := os.Stat(bin)
+	if err != nil || fi.IsDir() {
+		return false
+	}
+	return isWindows() || fi.Mode().Perm()&0o111 != 0
+}
+
+// doctorServer checks that a server has every hook its client needs.
+func doctorServer(cr *ClientReport, client, server string, scope Scope, hooks func() ([]string, []string)) {
+	kinds, paths := hooks()
+	want := []string{"inject", "capture"}
+	if client == "claude-code" {
+		want = append(want, "clear")
+	}
+	var missing []string
+	for _, k := range want {
+		if !slices.Contains(kinds, k) {
+			missing = append(missing, k)
+		}
+	}
+	counts := map[string]int{}
+	for _, k := range kinds {
+		counts[k]++
+	}
+	switch {
+	case len(missing) == 0:
+		cr.add(OK, "server %q: %s installed in %s", server, strings.Join(want, ", "), strings.Join(paths, ", "))
+	case slices.Contains(missing, "inject") || slices.Contains(missing, "capture"):
+		cr.add(Fail, "server %q: no %s hook (in %s); run: interceptor install %s --server %s", server, strings.Join(missing, " or "), strings.Join(paths, ", "), client, server)
+	default:
+		cr.add(Warn, "server %q: no SessionEnd clear hook: ended sessions keep their tokens until 'interceptor gc'", server)
+	}
+	for _, k := range want {
+		if counts[k] > 1 {
+			cr.add(Warn, "server %q: %d %s hooks (in %s); they all run on every call", server, counts[k], k, strings.Join(paths, ", "))
+		}
+	}
+	_ = scope
+}
+
+// doctorRace warns about other pre-tool hooks that fire on the server's
+// tools: when two hooks rewrite the same call's input, Claude Code and Codex
+// keep the last one to finish, and the token may be lost.
+func doctorRace(cr *ClientReport, client, server string, all []foundHook) {
+	sample := "mcp__" + sanitizeName(server) + "__tool"
+	for _, h := range all {
+		if h.event != "PreToolUse" || h.command.Sub != "" {
+			continue
+		}
+		m := ""
+		if h.matcher != nil {
+			m = *h.matcher
+		}
+		overlap := m == "" || m == "*"
+		if !overlap {
+			re, err := regexp.Compile(m)
+			if err != nil {
+				cr.add(Warn, "PreToolUse hook %q has a matcher (%q) doctor cannot read; if it fires on %s's tools and rewrites their input, it races interceptor's inject (the last to finish wins)", h.raw, m, server)
+				continue
+			}
+			overlap = re.MatchString(sample) || strings.Contains(m, "mcp__"+sanitizeName(server)+"__")
+		}
+		if overlap {
+			cr.add(Warn, "PreToolUse hook %q also fires on %s's tools: if it rewrites their input too, %s keeps the last one to finish and the token may be lost", h.raw, server, map[string]string{"claude-code": "Claude Code", "codex": "Codex"}[client])
+		}
+	}
+}
+
+// doctorCodexTrust checks Codex's trust record of one hook.
+func doctorCodexTrust(cr *ClientReport, env Env, f foundHook, rep *HookReport, path string, scope Scope) {
+	config := filepath.Join(codexHome(env), "config.toml")
+	st, err := readCodexState(config)
+	if err != nil && !os.IsNotExist(err) {
+		rep.Trust = "unknown"
+		cr.add(Warn, "cannot tell whether Codex trusts the hooks in %s: %v", path, err)
+		return
+	}
+	want, ok := codexHookHash(f.event, f.matcher, f.hook)
+	if !ok {
+		rep.Trust = "unknown"
+		cr.add(Warn, "cannot tell whether Codex trusts the %s hook in %s (it has fields doctor does not model); if it does not run, open codex and run /hooks", f.event, path)
+		return
+	}
+	var rec codexHookState
+	found := false
+	for _, p := range candidatePaths(path) {
+		if r, ok := st.hooks[codexHookKey(p, f.event, f.group, f.index)]; ok {
+			rec, found = r, true
+			break
+		}
+	}
+	switch {
+	case found && rec.disabled:
+		rep.Trust = "disabled"
+		cr.add(Fail, "the %s hook in %s is disabled in Codex: enable it with /hooks in codex", f.event, path)
+	case found && rec.trustedHash == want:
+		rep.Trust = "trusted"
+		cr.add(OK, "the %s hook in %s is trusted by Codex", f.event, path)
+	case found && rec.trustedHash != "":
+		rep.Trust = "modified"
+		cr.add(Fail, "the %s hook in %s changed since Codex trusted it, so Codex skips it: run /hooks in codex and trust it again", f.event, path)
+	default:
+		rep.Trust = "untrusted"
+		cr.add(Fail, "the %s hook in %s is not trusted yet, so Codex skips it silently: start codex and run /hooks to trust it", f.event, path)
+	}
+	if scope == Project && !st.projectTrusted(env.Project) {
+		cr.add(Warn, "Codex loads %s only when the project is trusted, and %s does not list %s as trusted", path, config, env.Project)
+	}
+}
+
+// candidatePaths are the spellings Codex may key a file by.
+func candidatePaths(path string) []string {
+	out := []string{path}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		out = append(out, real)
+	}
+	return out
+}
+
+// doctorShim checks OpenCode's plugin shim.
+func doctorShim(cr *ClientReport, path, doc string) []HookReport {
+	c, ok := readShim(doc)
+	if !ok {
+		cr.add(Warn, "%s is not the interceptor shim", path)
+		return []HookReport{}
+	}
+	servers := c.servers()
+	if len(servers) == 0 {
+		cr.add(Info, "%s is the shim configured by environment variables (INTERCEPTOR_BIN, INTERCEPTOR_SERVER); doctor cannot check it", path)
+		return []HookReport{}
+	}
+	h := HookReport{Event: "tool.execute.before/after", Kind: "plugin", Servers: servers, Command: c.bin, Bin: c.bin, BinOK: binOK(c.bin)}
+	cr.add(OK, "server(s) %s: plugin shim installed in %s", strings.Join(servers, ", "), path)
+	if !h.BinOK {
+		cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, c.bin)
+	}
+	if d := flagValueArgs(c.args, "--state-dir"); d != "" {
+		h.Command = c.bin + " --state-dir " + d
+	}
+	return []HookReport{h}
+}
+
+func flagValueArgs(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+func doctorState(dir string, now time.Time) StateReport {
+	in := state.Inspect(dir, now)
+	r := StateReport{Dir: dir, Exists: in.Exists, Safe: in.Safe(), Sessions: in.Sessions(), Servers: []ServerState{}, Findings: []Finding{}}
+	add := func(level, format string, args ...any) {
+		r.Findings = append(r.Findings, Finding{level, fmt.Sprintf(format, args...)})
+	}
+	if !in.Exists {
+		add(Info, "does not exist yet (the first capture creates it)")
+		return r
+	}
+	for _, p := range in.Problems {
+		add(Fail, "%s", p)
+	}
+	if in.Safe() {
+		add(OK, "safe: owned by you, private, no symlinks")
+	}
+	stale := 0
+	for _, s := range in.Servers {
+		name := s.Name
+		if name == "" {
+			name = s.Key
+		}
+		ss := ServerState{Server: name, Sessions: s.Sessions, Current: s.Current, StaleTemps: s.Temps}
+		msg := fmt.Sprintf("server %q: %d session token(s)", name, s.Sessions)
+		if s.Sessions > 0 {
+			ss.OldestAgeSecond = now.Sub(s.Oldest).Seconds()
+			ss.NewestAgeSecond = now.Sub(s.Newest).Seconds()
+			msg += fmt.Sprintf(", oldest %s ago, newest %s ago", age(now.Sub(s.Oldest)), age(now.Sub(s.Newest)))
+			if now.Sub(s.Oldest) > StaleAfter {
+				stale++
+			}
+		}
+		if s.Current {
+			msg += "; a current token"
+		}
+		add(Info, "%s", msg)
+		if s.Temps > 0 {
+			add(Warn, "server %q: %d leftover temp file(s); 'interceptor gc' removes them", name, s.Temps)
+		}
+		r.Servers = append(r.Servers, ss)
+	}
+	if stale > 0 {
+		add(Warn, "some sessions are older than %s: 'interceptor gc --older-than 7d' removes them", age(StaleAfter))
+	}
+	return r
+}
+
+// age is a rounded human duration: 45s, 12m, 5h, 3d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}

@@ -1,0 +1,393 @@
+// Package install wires interceptor into the AI coding clients' own config
+// files: it merges the hooks into Claude Code's and Gemini CLI's
+// settings.json, Codex's and Cursor's hooks.json, and writes the plugin shim
+// into OpenCode's plugin dir; it takes them out again; and it checks what is
+// installed (doctor).
+//
+// Edits are surgical (see jsonedit.go): the user's bytes outside the edit
+// never change, running install twice changes nothing, uninstall takes out
+// exactly what install added. Before the first change to an existing file
+// a copy is kept next to it (FILE.interceptor-backup); every write goes to a
+// temp file in the same dir, renamed over the old one with the old mode.
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Scope is where a config lives: the user's home or a project.
+type Scope string
+
+const (
+	User    Scope = "user"
+	Project Scope = "project"
+)
+
+// ParseScope reads "user" or "project".
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case User, Project:
+		return Scope(s), nil
+	}
+	return "", fmt.Errorf("unknown scope %q: use user or project", s)
+}
+
+// BackupSuffix names the copy of a file kept before its first change.
+const BackupSuffix = ".interceptor-backup"
+
+// Env is where the clients keep their configs.
+type Env struct {
+	Home            string // the user's home
+	Project         string // the project dir (absolute), for project scope
+	CodexHome       string // $CODEX_HOME, else Home/.codex
+	ClaudeConfigDir string // $CLAUDE_CONFIG_DIR, else Home/.claude
+	XDGConfigHome   string // $XDG_CONFIG_HOME, else Home/.config
+}
+
+// EnvFromOS reads the environment; project is the project dir ("" = cwd).
+func EnvFromOS(project string) (Env, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Env{}, fmt.Errorf("cannot find your home dir: %w", err)
+	}
+	if project == "" {
+		if project, err = os.Getwd(); err != nil {
+			return Env{}, err
+		}
+	}
+	if project, err = filepath.Abs(project); err != nil {
+		return Env{}, err
+	}
+	env := Env{Home: home, Project: project}
+	if d := os.Getenv("CODEX_HOME"); d != "" {
+		env.CodexHome = d
+	}
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		env.ClaudeConfigDir = d
+	}
+	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+		env.XDGConfigHome = d
+	}
+	return env, nil
+}
+
+// Options say what to install.
+type Options struct {
+	Client string
+	Scope  Scope
+	Server string
+	Bin    string // the interceptor binary, absolute
+	Hook   HookOptions
+	DryRun bool
+}
+
+// Result tells what install or uninstall did (or, with DryRun, would do).
+type Result struct {
+	Client  string
+	Scope   Scope
+	Path    string
+	Changed bool
+	Created bool   // the file did not exist
+	Removed bool   // uninstall removed the file (install had created it)
+	Backup  string // the backup taken now, if any
+	Diff    string // unified diff of the change
+	Notes   []string
+}
+
+// client is one client's config format.
+type client interface {
+	// path is the config file (for OpenCode, the plugin file).
+	path(env Env, scope Scope) string
+	// merge returns doc with the server's hooks in it; doc is nil for a file
+	// that does not exist.
+	merge(path string, doc []byte, o Options) ([]byte, []string, error)
+	// unmerge returns doc without the server's hooks; nil means the file
+	// should go (install created it and nothing else is left).
+	unmerge(path string, doc []byte, server string, created bool) ([]byte, error)
+}
+
+var clients = map[string]client{
+	"claude-code": claudeCode{},
+	"codex":       codex{},
+	"gemini":      gemini{},
+	"opencode":    opencode{},
+	"cursor":      cursor{},
+}
+
+// Clients lists the client names install knows.
+func Clients() []string {
+	names := make([]string, 0, len(clients))
+	for n := range clients {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func lookup(name string) (client, error) {
+	c, ok := clients[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown client %q: use one of %s", name, strings.Join(Clients(), ", "))
+	}
+	return c, nil
+}
+
+// ConfigPath is the file install edits for a client and scope.
+func ConfigPath(env Env, clientName string, scope Scope) (string, error) {
+	c, err := lookup(clientName)
+	if err != nil {
+		return "", err
+	}
+	return c.path(env, scope), nil
+}
+
+func (o Options) check() error {
+	if o.Server == "" {
+		return errors.New("--server is required")
+	}
+	if strings.ContainsAny(o.Server, ",\n\r") {
+		return fmt.Errorf("server name %q: commas and newlines are not allowed", o.Server)
+	}
+	if o.Scope != User && o.Scope != Project {
+		return fmt.Errorf("unknown scope %q", o.Scope)
+	}
+	return nil
+}
+
+// Install merges the server's hooks into the client's config.
+func Install(env Env, o Options) (*Result, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(o.Bin) {
+		return nil, fmt.Errorf("the binary path %q is not absolute", o.Bin)
+	}
+	c, err := lookup(o.Client)
+	if err != nil {
+		return nil, err
+	}
+	f, err := openConfig(c.path(env, o.Scope))
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path, Created: f.data == nil}
+	out, notes, err := c.merge(f.path, f.data, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = notes
+	return res, f.commit(res, out, o.DryRun, false)
+}
+
+// Uninstall removes the server's hooks from the client's config.
+func Uninstall(env Env, o Options) (*Result, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	c, err := lookup(o.Client)
+	if err != nil {
+		return nil, err
+	}
+	f, err := openConfig(c.path(env, o.Scope))
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path}
+	if f.data == nil {
+		return res, nil
+	}
+	created := !exists(f.path + BackupSuffix)
+	out, err := c.unmerge(f.path, f.data, o.Server, created)
+	if err != nil {
+		return nil, err
+	}
+	return res, f.commit(res, out, o.DryRun, true)
+}
+
+// configFile is a config read for editing.
+type configFile struct {
+	path string      // the real file (a symlinked config is edited where it points)
+	data []byte      // nil when it does not exist
+	mode fs.FileMode // kept on rewrite
+}
+
+func openConfig(path string) (*configFile, error) {
+	f := &configFile{path: path, mode: 0o644}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		f.path = real
+	}
+	fi, err := os.Stat(f.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return f, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", f.path)
+	}
+	f.mode = fi.Mode().Perm()
+	if f.data, err = os.ReadFile(f.path); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	if f.data == nil {
+		f.data = []byte{}
+	}
+	return f, nil
+}
+
+// commit writes out (nil: remove the file), taking a backup before the first
+// change of a file that existed; uninstall drops the backup once the file is
+// back to it.
+func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) error {
+	if f.data != nil && out != nil && bytes.Equal(out, f.data) {
+		return nil
+	}
+	if f.data == nil && out == nil {
+		return nil
+	}
+	res.Changed = true
+	res.Removed = out == nil
+	res.Diff = unifiedDiff(f.path, f.data, out)
+	if dryRun {
+		return nil
+	}
+	backup := f.path + BackupSuffix
+	if !uninstall && f.data != nil && !exists(backup) {
+		if err := writeNew(backup, f.data); err != nil {
+			return err
+		}
+		res.Backup = backup
+	}
+	if out == nil {
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		return nil
+	}
+	if err := writeAtomic(f.path, out, f.mode); err != nil {
+		return err
+	}
+	if uninstall {
+		if b, err := os.ReadFile(backup); err == nil && bytes.Equal(b, out) {
+			os.Remove(backup)
+		}
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// writeNew writes a file that must not exist yet, private to the user (a
+// settings file may hold API keys).
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("backup %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("backup %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAtomic replaces path with data through a temp file in the same dir,
+// so a reader (the client starting up) never sees a half-written config.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".interceptor-tmp-*")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	name := tmp.Name()
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(name)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		if !isWindows() {
+			return fail(err)
+		}
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func readFileIfExists(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// DefaultBin is the running binary's absolute path, as hooks should call it.
+// When `interceptor` on PATH is this same binary through a symlink (a
+// package manager's bin dir), that stable path is used instead of the
+// versioned file it points to. warning is set when the binary looks
+// temporary (go run, a test binary).
+func DefaultBin() (bin, warning string, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", "", fmt.Errorf("cannot find this binary's path (pass --bin): %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return "", "", err
+	}
+	bin = exe
+	if p, err := exec.LookPath("interceptor"); err == nil {
+		if p, err = filepath.Abs(p); err == nil && sameFile(p, exe) {
+			bin = p
+		}
+	}
+	tmp := os.TempDir()
+	if strings.HasPrefix(bin, tmp+string(filepath.Separator)) || strings.Contains(bin, "go-build") {
+		warning = fmt.Sprintf("this binary (%s) looks temporary (go run?); the hooks will call it there: pass --bin or install interceptor first", bin)
+	}
+	return bin, warning, nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(fa, fb)
+}

@@ -1,0 +1,564 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+const testBin = "/usr/local/bin/interceptor"
+
+func testEnv(t *testing.T) Env {
+	t.Helper()
+	root := t.TempDir()
+	env := Env{Home: filepath.Join(root, "home"), Project: filepath.Join(root, "proj")}
+	for _, d := range []string{env.Home, env.Project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env
+}
+
+func opts(client string, scope Scope) Options {
+	return Options{Client: client, Scope: scope, Server: "wf", Bin: testBin}
+}
+
+// existing configs with unrelated keys and hooks, in several layouts; each
+// must come back byte for byte after install + uninstall.
+var preexisting = map[string][]string{
+	"claude-code": {
+		"{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]}\n    ],\n    \"Stop\": []\n  },\n  \"env\": {\"A\": \"1\", \"N\": 1.50}\n}\n",
+		`{"permissions":{"allow":["Bash(ls)"]},"hooks":{"PostToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"fmt \"$F\""}]}]}}`,
+		"{\n\t\"statusLine\": {\"type\": \"command\", \"command\": \"x\"}\n}",
+		"{\n  \"hooks\": {}\n}\n",
+		"{\n  \"hooks\": {\n    \"PreToolUse\": []\n  }\n}\n",
+	},
+	"codex": {
+		"{\n    \"hooks\": {\n        \"SessionStart\": [\n            {\n                \"hooks\": [{\"type\": \"command\", \"command\": \"start.sh\"}]\n            }\n        ]\n    }\n}\n",
+	},
+	"gemini": {
+		"{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n  \"mcpServers\": {\"wf\": {\"command\": \"wf-server\", \"trust\": true}}\n}\n",
+	},
+	"cursor": {
+		"{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\"command\": \"./audit.sh\"}\n    ]\n  }\n}\n",
+	},
+}
+
+func TestInstallUninstallRoundTrip(t *testing.T) {
+	for _, client := range Clients() {
+		for _, scope := range []Scope{User, Project} {
+			docs := append([]string{""}, preexisting[client]...)
+			for i, pre := range docs {
+				t.Run(client+"/"+string(scope)+"/"+string(rune('a'+i)), func(t *testing.T) {
+					env := testEnv(t)
+					o := opts(client, scope)
+					o.Hook.Redact = true
+					path, err := ConfigPath(env, client, scope)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pre != "" {
+						mustWrite(t, path, pre, 0o640)
+					}
+					res, err := Install(env, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !res.Changed || res.Path != path || res.Created != (pre == "") {
+						t.Fatalf("install result %+v", res)
+					}
+					after := mustRead(t, path)
+					checkInstalled(t, client, after)
+					if pre != "" {
+						if got := mustRead(t, path+BackupSuffix); got != pre {
+							t.Fatalf("backup %q, want the original %q", got, pre)
+						}
+						if fi, _ := os.Stat(path); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o640 {
+							t.Fatalf("mode %v, want 0640 kept", fi.Mode().Perm())
+						}
+					} else if exists(path + BackupSuffix) {
+						t.Fatal("a backup of a file that did not exist")
+					}
+					// Idempotent.
+					res, err = Install(env, o)
+					if err != nil || res.Changed || mustRead(t, path) != after {
+						t.Fatalf("second install changed something: %+v %v", res, err)
+					}
+					// doctor sees it.
+					rep := Doctor(env, filepath.Join(env.Home, "state"), time.Now())
+					if !hasFinding(rep, client, OK, `server "wf"`) && !hasFinding(rep, client, OK, "server(s) wf") {
+						t.Fatalf("doctor does not see the hooks: %+v", findingsOf(rep, client))
+					}
+					// Uninstall restores the bytes.
+					res, err = Uninstall(env, o)
+					if err != nil || !res.Changed {
+						t.Fatalf("uninstall: %+v %v", res, err)
+					}
+					if pre == "" {
+						if exists(path) {
+							t.Fatalf("uninstall left the file install created: %q", mustRead(t, path))
+						}
+					} else if got := mustRead(t, path); got != pre {
+						t.Fatalf("after uninstall:\n%s\nwant byte-identical:\n%s", got, pre)
+					}
+					if exists(path + BackupSuffix) {
+						t.Fatal("the backup stays although the file is back to it")
+					}
+					res, err = Uninstall(env, o)
+					if err != nil || res.Changed {
+						t.Fatalf("second uninstall: %+v %v", res, err)
+					}
+				})
+			}
+		}
+	}
+}
+
+func hasFinding(rep Report, client, level, substr string) bool {
+	for _, f := range findingsOf(rep, client) {
+		if f.Level == level && strings.Contains(f.Message, substr) {
+			return true
+		}
+	}
+	return false
+}
+
+func findingsOf(rep Report, client string) []Finding {
+	for _, c := range rep.Clients {
+		if c.Client == client {
+			return c.Findings
+		}
+	}
+	return nil
+}
+
+// checkInstalled checks the written config is valid and holds the hooks.
+func checkInstalled(t *testing.T, client, doc string) {
+	t.Helper()
+	if client == "opencode" {
+		for _, want := range []string{`const BIN: string = "` + testBin + `"`, `const ARGS: string[] = ["--server", "wf"]`, `const CAPTURE_ARGS: string[] = ["--redact"]`} {
+			if !strings.Contains(doc, want+"\n") {
+				t.Fatalf("shim lacks %q", want)
+			}
+		}
+		return
+	}
+	if !gjson.Valid(doc) {
+		t.Fatalf("not valid JSON:\n%s", doc)
+	}
+	want := map[string][]string{
+		"claude-code": {"PreToolUse", "inject", "PostToolUse", "capture --client claude-code --server wf --redact", "SessionEnd", "clear"},
+		"codex":       {"PreToolUse", "inject", "PostToolUse", "capture --client codex --server wf"},
+		"gemini":      {"BeforeTool", "inject", "AfterTool", "capture --client gemini --server wf"},
+		"cursor":      {"preToolUse", "inject", "postToolUse", "capture --client cursor --server wf --redact"},
+	}[client]
+	for i := 0; i < len(want); i += 2 {
+		var cmds []string
+		gjson.Get(doc, "hooks."+want[i]).ForEach(func(_, g gjson.Result) bool {
+			if c := g.Get("command"); c.Exists() {
+				cmds = append(cmds, c.Str)
+			}
+			g.Get("hooks.#.command").ForEach(func(_, c gjson.Result) bool {
+				cmds = append(cmds, c.Str)
+				return true
+			})
+			return true
+		})
+		ok := false
+		for _, c := range cmds {
+			if strings.HasPrefix(c, testBin+" ") && strings.Contains(c, " "+want[i+1]) {
+				ok = true
+				if (client == "codex" || client == "gemini") && strings.Contains(c, "--redact") {
+					t.Fatalf("%s got --redact: %s", client, c)
+				}
+			}
+		}
+		if !ok {
+			t.Fatalf("hooks.%s lacks %q: %v\n%s", want[i], want[i+1], cmds, doc)
+		}
+	}
+}
+
+func TestMatchersAndTimeouts(t *testing.T) {
+	env := testEnv(t)
+	for client, want := range map[string][2]string{
+		"claude-code": {`^mcp__my_server__`, "10"},
+		"codex":       {`^mcp__my_server__`, "10"},
+		"gemini":      {`^mcp_(my\.server|my_server)_`, "10000"},
+	} {
+		o := opts(client, User)
+		o.Server = "my.server"
+		res, err := Install(env, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := mustRead(t, res.Path)
+		first := gjson.Get(doc, "hooks|@values|0|0")
+		if m := first.Get("matcher").Str; m != want[0] {
+			t.Errorf("%s matcher %q, want %q", client, m, want[0])
+		}
+		if to := first.Get("hooks.0.timeout").Raw; to != want[1] {
+			t.Errorf("%s timeout %s, want %s", client, to, want[1])
+		}
+	}
+	// Claude Code's SessionEnd group has no matcher.
+	doc := mustRead(t, filepath.Join(env.Home, ".claude", "settings.json"))
+	if gjson.Get(doc, "hooks.SessionEnd.0.matcher").Exists() {
+		t.Error("SessionEnd group has a matcher")
+	}
+}
+
+func TestHookOptionsPassThroughAndQuoting(t *testing.T) {
+	env := testEnv(t)
+	o := opts("claude-code", User)
+	o.Bin = "/opt/my tools/it's/interceptor"
+	o.Hook = HookOptions{Redact: true, Arg: "tok", MetaKey: "session token", StateDir: "/var/state dir", SkipTools: []string{"start_session", "resume"}, KeepIf: []string{}}
+	res, err := Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := mustRead(t, res.Path)
+	inject := gjson.Get(doc, "hooks.PreToolUse.0.hooks.0.command").Str
+	argv, ok := shellSplit(inject)
+	if !ok {
+		t.Fatalf("cannot split %q", inject)
+	}
+	want := []string{o.Bin, "inject", "--client", "claude-code", "--server", "wf", "--arg", "tok", "--meta-key", "session token",
+		"--skip-tool", "start_session", "--skip-tool", "resume", "--keep-if=", "--state-dir", "/var/state dir"}
+	if strings.Join(argv, "|") != strings.Join(want, "|") {
+		t.Fatalf("argv %q\nwant %q", argv, want)
+	}
+	clear := gjson.Get(doc, "hooks.SessionEnd.0.hooks.0.command").Str
+	if argv, _ := shellSplit(clear); strings.Join(argv[2:], " ") != "--client claude-code --server wf --state-dir /var/state dir" {
+		t.Fatalf("clear %q", clear)
+	}
+	if !strings.HasSuffix(gjson.Get(doc, "hooks.PostToolUse.0.hooks.0.command").Str, " --redact") {
+		t.Fatal("capture lacks --redact")
+	}
+}
+
+func TestReinstallUpdatesCommandInPlace(t *testing.T) {
+	env := testEnv(t)
+	o := opts("claude-code", User)
+	res, err := Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The user raises a timeout by hand; a reinstall with --redact changes
+	// only the command.
+	doc := strings.Replace(mustRead(t, res.Path), `"timeout": 10`, `"timeout": 30`, 1)
+	mustWrite(t, res.Path, doc, 0o644)
+	o.Hook.Redact = true
+	if _, err := Install(env, o); err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, res.Path)
+	want := strings.Replace(doc, "capture --client claude-code --server wf\"", "capture --client claude-code --server wf --redact\"", 1)
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestRefusesWhatItCannotEdit(t *testing.T) {
+	for name, doc := range map[string]string{
+		"jsonc":     "{\n  // my settings\n  \"model\": \"opus\"\n}\n",
+		"invalid":   "{\"model\": }",
+		"array":     "[1, 2]",
+		"hooks-str": `{"hooks": "none"}`,
+		"event-obj": `{"hooks": {"PreToolUse": {}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			env := testEnv(t)
+			path := filepath.Join(env.Home, ".claude", "settings.json")
+			mustWrite(t, path, doc, 0o644)
+			_, err := Install(env, opts("claude-code", User))
+			if err == nil || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err %v, want a refusal naming the file", err)
+			}
+			if name == "jsonc" && !strings.Contains(err.Error(), "comments") {
+				t.Fatalf("err %v does not say why", err)
+			}
+			if mustRead(t, path) != doc || exists(path+BackupSuffix) {
+				t.Fatal("a refused file was touched")
+			}
+		})
+	}
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	env := testEnv(t)
+	path := filepath.Join(env.Home, ".codex", "hooks.json")
+	pre := "{\n  \"hooks\": {}\n}\n"
+	mustWrite(t, path, pre, 0o644)
+	o := opts("codex", User)
+	o.DryRun = true
+	res, err := Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || !strings.Contains(res.Diff, "+      {\n") || !strings.HasPrefix(res.Diff, "--- a") || !strings.Contains(res.Diff, `+            "command": "/usr/local/bin/interceptor inject --client codex --server wf",`) {
+		t.Fatalf("diff:\n%s", res.Diff)
+	}
+	if mustRead(t, path) != pre || exists(path+BackupSuffix) {
+		t.Fatal("dry run wrote")
+	}
+	if !strings.Contains(res.Notes[len(res.Notes)-1], "/hooks") {
+		t.Fatalf("codex install does not say the hooks need trusting: %v", res.Notes)
+	}
+}
+
+func TestSymlinkedConfigIsEditedWhereItPoints(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	env := testEnv(t)
+	real := filepath.Join(env.Home, "dotfiles", "settings.json")
+	mustWrite(t, real, "{}\n", 0o600)
+	link := filepath.Join(env.Home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(env, opts("claude-code", User)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced by a file")
+	}
+	if !strings.Contains(mustRead(t, real), "inject") {
+		t.Fatal("the target was not edited")
+	}
+}
+
+func TestTwoServersShareAFile(t *testing.T) {
+	for _, client := range Clients() {
+		t.Run(client, func(t *testing.T) {
+			env := testEnv(t)
+			a, b := opts(client, Project), opts(client, Project)
+			b.Server = "other"
+			if _, err := Install(env, a); err != nil {
+				t.Fatal(err)
+			}
+			one := mustRead(t, mustPath(t, env, client))
+			if _, err := Install(env, b); err != nil {
+				t.Fatal(err)
+			}
+			both := mustRead(t, mustPath(t, env, client))
+			if !strings.Contains(both, `"other"`) && !strings.Contains(both, "--server other") {
+				t.Fatalf("second server missing:\n%s", both)
+			}
+			if _, err := Uninstall(env, b); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustRead(t, mustPath(t, env, client)); got != one {
+				t.Fatalf("uninstalling one server:\n%s\nwant\n%s", got, one)
+			}
+			if _, err := Uninstall(env, a); err != nil {
+				t.Fatal(err)
+			}
+			if exists(mustPath(t, env, client)) {
+				t.Fatal("file left behind")
+			}
+		})
+	}
+}
+
+func TestOpenCodeRefusesForeignPlugin(t *testing.T) {
+	env := testEnv(t)
+	path := mustPath(t, env, "opencode")
+	mustWrite(t, path, "export const Mine = async () => ({})\n", 0o644)
+	if _, err := Install(env, opts("opencode", Project)); err == nil || !strings.Contains(err.Error(), "not the interceptor shim") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestOpenCodeRestoresHandCopiedShim(t *testing.T) {
+	env := testEnv(t)
+	path := mustPath(t, env, "opencode")
+	recipe := mustReadRecipe(t)
+	mustWrite(t, path, recipe, 0o644)
+	if _, err := Install(env, opts("opencode", Project)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall(env, opts("opencode", Project)); err != nil {
+		t.Fatal(err)
+	}
+	if mustRead(t, path) != recipe || exists(path+BackupSuffix) {
+		t.Fatal("the hand-copied shim was not put back")
+	}
+}
+
+func TestCodexTrustHash(t *testing.T) {
+	// Checked against Codex CLI 0.169.0: with this trusted_hash in
+	// config.toml, a hooks.json SessionStart hook with this command ran; with
+	// one digit changed, it was skipped.
+	hook := gjson.Parse(`{"type":"command","command":"echo fired >> /tmp/cx/marker","timeout":10}`)
+	got, ok := codexHookHash("SessionStart", nil, hook)
+	if !ok || got != "sha256:e93255a13d1d2f8451f5b0941160bdc84b66e20b8714f50b25be57f9e07e67bd" {
+		t.Fatalf("hash %s %v", got, ok)
+	}
+	if _, ok := codexHookHash("PreToolUse", nil, gjson.Parse(`{"type":"command","command":"x","weird":1}`)); ok {
+		t.Fatal("a hook with unknown fields got a hash")
+	}
+}
+
+func TestDoctorCodexTrust(t *testing.T) {
+	env := testEnv(t)
+	env.CodexHome = filepath.Join(env.Home, "codex-home")
+	bin := filepath.Join(env.Home, "bin", "interceptor")
+	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
+	o := opts("codex", User)
+	o.Bin = bin
+	res, err := Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Doctor(env, "", time.Now())
+	if rep.OK || !hasFinding(rep, "codex", Fail, "not trusted yet") {
+		t.Fatalf("untrusted hooks not reported: %+v", findingsOf(rep, "codex"))
+	}
+	// Trust them the way Codex records it.
+	doc := mustRead(t, res.Path)
+	var toml strings.Builder
+	toml.WriteString("model = \"x\"\n\n[hooks.state]\n")
+	for i, ev := range []string{"PreToolUse", "PostToolUse"} {
+		m := gjson.Get(doc, "hooks."+ev+".0.matcher").Str
+		h, _ := codexHookHash(ev, &m, gjson.Get(doc, "hooks."+ev+".0.hooks.0"))
+		key := codexHookKey(res.Path, ev, 0, 0)
+		if i == 0 {
+			toml.WriteString("\n[hooks.state." + jsonString(key) + "]\nenabled = true\ntrusted_hash = \"" + h + "\"\n")
+		} else {
+			toml.WriteString("\n[hooks.state]\n" + jsonString(key) + " = { trusted_hash = \"" + h + "\" }\n")
+		}
+	}
+	mustWrite(t, filepath.Join(env.CodexHome, "config.toml"), toml.String(), 0o600)
+	rep = Doctor(env, "", time.Now())
+	if !rep.OK || !hasFinding(rep, "codex", OK, "PreToolUse hook") || !hasFinding(rep, "codex", OK, "PostToolUse hook") {
+		t.Fatalf("trusted hooks not seen: %+v", findingsOf(rep, "codex"))
+	}
+	// A reinstall that changes the command invalidates the trust.
+	o.Hook.Arg = "tok"
+	if _, err := Install(env, o); err != nil {
+		t.Fatal(err)
+	}
+	rep = Doctor(env, "", time.Now())
+	if rep.OK || !hasFinding(rep, "codex", Fail, "changed since Codex trusted it") {
+		t.Fatalf("modified hooks not reported: %+v", findingsOf(rep, "codex"))
+	}
+}
+
+func TestDoctorFindings(t *testing.T) {
+	env := testEnv(t)
+	path := filepath.Join(env.Project, ".claude", "settings.json")
+	mustWrite(t, path, `{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"rewrite-args.sh"}]}]}}`, 0o644)
+	o := opts("claude-code", User)
+	o.Bin = filepath.Join(env.Home, "bin", "interceptor") // does not exist
+	if _, err := Install(env, o); err != nil {
+		t.Fatal(err)
+	}
+	rep := Doctor(env, "", time.Now())
+	if rep.OK || !hasFinding(rep, "claude-code", Fail, "does not exist") {
+		t.Fatalf("missing binary not reported: %+v", findingsOf(rep, "claude-code"))
+	}
+	if !hasFinding(rep, "claude-code", Warn, `"rewrite-args.sh" also fires on wf's tools`) {
+		t.Fatalf("race not reported: %+v", findingsOf(rep, "claude-code"))
+	}
+	if !hasFinding(rep, "gemini", Info, "no config found") {
+		t.Fatalf("absent client not reported: %+v", findingsOf(rep, "gemini"))
+	}
+	mustWrite(t, o.Bin, "#!/bin/sh\n", 0o755)
+	rep = Doctor(env, "", time.Now())
+	if !rep.OK {
+		t.Fatalf("doctor fails with the binary in place: %+v", findingsOf(rep, "claude-code"))
+	}
+	if b, err := json.Marshal(rep); err != nil || !gjson.ValidBytes(b) {
+		t.Fatal("report does not marshal")
+	}
+	mustWrite(t, path, "{ // no\n}", 0o644)
+	if rep = Doctor(env, "", time.Now()); rep.OK || !hasFinding(rep, "claude-code", Fail, "comments") {
+		t.Fatalf("JSONC not reported: %+v", findingsOf(rep, "claude-code"))
+	}
+}
+
+func TestShellQuoteRoundTrip(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX quoting")
+	}
+	words := []string{"/a b/c", "it's", `"q"`, "$HOME", "`x`", "a\\b", "", "plain-1.2_x"}
+	got, ok := shellSplit(shellJoin(words))
+	if !ok || strings.Join(got, "\x00") != strings.Join(words, "\x00") {
+		t.Fatalf("%q -> %q -> %q", words, shellJoin(words), got)
+	}
+	if shellJoin([]string{"/usr/bin/interceptor", "inject"}) != "/usr/bin/interceptor inject" {
+		t.Fatal("plain words got quoted")
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	a := []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
+	b := []byte("1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n")
+	want := "--- a/f\n+++ b/f\n@@ -2,9 +2,10 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n 9\n 10\n+11\n"
+	if got := unifiedDiff("f", a, b); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := unifiedDiff("f", nil, []byte("x\n")); got != "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n" {
+		t.Fatalf("new file diff:\n%s", got)
+	}
+	_ = bytes.Equal
+}
+
+func mustPath(t *testing.T, env Env, client string) string {
+	t.Helper()
+	p, err := ConfigPath(env, client, Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustWrite(t *testing.T, path, data string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mustReadRecipe(t *testing.T) string {
+	t.Helper()
+	return mustRead(t, filepath.Join("..", "..", "recipes", "opencode", "interceptor.ts"))
+}
+
+func TestDoctorFromTheHomeDir(t *testing.T) {
+	env := testEnv(t)
+	env.Project = env.Home
+	if _, err := Install(env, opts("claude-code", User)); err != nil {
+		t.Fatal(err)
+	}
+	rep := Doctor(env, "", time.Now())
+	if hasFinding(rep, "claude-code", Warn, "hooks (in") || len(rep.Clients[0].Configs) != 1 {
+		t.Fatalf("the user's file read twice: %+v", rep.Clients[0])
+	}
+}
