@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,14 +20,23 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// hookGroups is the Claude Code / Codex hooks shape for a tool-name matcher.
-func hookGroups(sc *scenario, pre, post, matcher string, timeout int) map[string]any {
-	group := func(sub string) []any {
-		return []any{map[string]any{"matcher": matcher, "hooks": []any{
-			map[string]any{"type": "command", "command": sc.hookCommand(sub), "timeout": timeout},
-		}}}
+// install wires the hooks the way the README tells a user to:
+// `interceptor install CLIENT --server wf [--redact]`, here with the
+// scenario's HOME (and extra env such as CODEX_HOME) and --bin naming the
+// hook under test (the interceptor, or the pass-through of E2E_HOOK).
+func (sc *scenario) install(client string, env []string, args ...string) {
+	sc.t.Helper()
+	argv := append([]string{"install", client, "--server", "wf", "--bin", sc.hook}, args...)
+	if sc.c.redact {
+		argv = append(argv, "--redact")
 	}
-	return map[string]any{pre: group("inject"), post: group("capture")}
+	cmd := exec.Command(bins.interceptor, argv...)
+	cmd.Env = append(sc.baseEnv(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		sc.t.Fatalf("interceptor %s: %v\n%s", strings.Join(argv, " "), err, out)
+	}
+	sc.t.Logf("interceptor %s:\n%s", strings.Join(argv, " "), out)
 }
 
 var claudeCode = &client{
@@ -38,14 +48,11 @@ var claudeCode = &client{
 			servers[role] = map[string]any{"type": "stdio", "command": bins.tokenServer, "args": sc.serverArgs(role)}
 		}
 		sc.write(sc.path("mcp.json"), mustJSON(map[string]any{"mcpServers": servers}))
-		sc.write(sc.path("claude-settings.json"), mustJSON(map[string]any{
-			"hooks": hookGroups(sc, "PreToolUse", "PostToolUse", "^mcp__wf__", 10),
-		}))
+		sc.install("claude-code", nil) // ~/.claude/settings.json under the scenario's HOME
 	},
 	command: func(sc *scenario) ([]string, []string, string) {
 		return []string{clientBin("claude"), "-p", "--output-format", "stream-json", "--verbose",
 				"--mcp-config", sc.path("mcp.json"), "--strict-mcp-config",
-				"--settings", sc.path("claude-settings.json"),
 				"--allowedTools", "mcp__wf__*", "mcp__other__*"},
 			[]string{"ANTHROPIC_BASE_URL=" + sc.baseURL, "ANTHROPIC_API_KEY=e2e-dummy-key",
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
@@ -68,9 +75,7 @@ var codex = &client{
 			fmt.Fprintf(&toml, "[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n\n", role, bins.tokenServer, args)
 		}
 		sc.write(filepath.Join(home, "config.toml"), toml.String())
-		sc.write(filepath.Join(home, "hooks.json"), mustJSON(map[string]any{
-			"hooks": hookGroups(sc, "PreToolUse", "PostToolUse", "^mcp__wf__", 10),
-		}))
+		sc.install("codex", []string{"CODEX_HOME=" + home}) // $CODEX_HOME/hooks.json
 	},
 	command: func(sc *scenario) ([]string, []string, string) {
 		return []string{clientBin("codex"), "exec", "--json", "--skip-git-repo-check",
@@ -91,9 +96,9 @@ var gemini = &client{
 		sc.write(filepath.Join(sc.home, ".gemini", "settings.json"), mustJSON(map[string]any{
 			"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 			"mcpServers": servers,
-			// Gemini hook timeouts are in milliseconds; the matcher is a JS RegExp.
-			"hooks": hookGroups(sc, "BeforeTool", "AfterTool", "^mcp_wf_", 10000),
 		}))
+		// Merged into the settings above, which must survive.
+		sc.install("gemini", nil)
 	},
 	command: func(sc *scenario) ([]string, []string, string) {
 		return []string{clientBin("gemini"), "-p", prompt, "--output-format", "stream-json", "--skip-trust"},
@@ -106,10 +111,6 @@ var opencode = &client{
 	name:   "OpenCode " + opencodeVersion,
 	redact: true,
 	configure: func(sc *scenario) {
-		recipe, err := os.ReadFile(filepath.Join(bins.repo, "recipes", "opencode", "interceptor.ts"))
-		if err != nil {
-			sc.t.Fatalf("the OpenCode plugin recipe is needed: %v", err)
-		}
 		// Both config dirs get the plugin package pre-installed, else
 		// OpenCode runs npm install in them and stalls without a registry.
 		for _, dir := range []string{filepath.Join(sc.proj, ".opencode"), filepath.Join(sc.home, ".config", "opencode")} {
@@ -124,7 +125,9 @@ var opencode = &client{
 				sc.t.Fatal(err)
 			}
 		}
-		sc.write(filepath.Join(sc.proj, ".opencode", "plugin", "interceptor.ts"), string(recipe))
+		// The shim recipes/opencode/interceptor.ts, with the binary and
+		// options filled in.
+		sc.install("opencode", nil, "--scope", "project", "--project", sc.proj)
 		mcp := map[string]any{}
 		for _, role := range []string{"wf", "other"} {
 			mcp[role] = map[string]any{"type": "local", "command": append([]string{bins.tokenServer}, sc.serverArgs(role)...), "enabled": true}
@@ -145,8 +148,7 @@ var opencode = &client{
 	command: func(sc *scenario) ([]string, []string, string) {
 		return []string{clientBin("opencode"), "run", prompt},
 			[]string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1",
-				"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-				"INTERCEPTOR_BIN=" + sc.hook, "INTERCEPTOR_SERVER=wf", "INTERCEPTOR_REDACT=1"},
+				"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"},
 			""
 	},
 	warmUp: []string{"opencode", "session", "list"},

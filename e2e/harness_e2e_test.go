@@ -114,15 +114,6 @@ func hookBin(t *testing.T) string {
 	return h
 }
 
-// hookCommand is the command line a user would put in a hook config.
-func (sc *scenario) hookCommand(sub string) string {
-	cmd := sc.hook + " " + sub + " --server wf"
-	if sub == "capture" && sc.c.redact {
-		cmd += " --redact"
-	}
-	return cmd
-}
-
 func (sc *scenario) baseEnv() []string {
 	return []string{
 		"PATH=" + os.Getenv("PATH"),
