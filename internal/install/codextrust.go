@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -194,11 +195,15 @@ func (st codexState) setHook(key, field, val string) {
 	st.hooks[key] = h
 }
 
-var inlineKV = regexp.MustCompile(`([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|true|false)`)
+// inlineKV is compiled on first use, not at init: every hook process links
+// this package and must not pay for a regexp it never uses.
+var inlineKV = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|true|false)`)
+})
 
 func inlineTable(val string) [][2]string {
 	var out [][2]string
-	for _, m := range inlineKV.FindAllStringSubmatch(val, -1) {
+	for _, m := range inlineKV().FindAllStringSubmatch(val, -1) {
 		out = append(out, [2]string{m[1], m[2]})
 	}
 	return out
