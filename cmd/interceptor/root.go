@@ -43,6 +43,7 @@ var hookCommands = map[string]func(*streams) *cobra.Command{
 	"inject":  newInjectCmd,
 	"capture": newCaptureCmd,
 	"clear":   newClearCmd,
+	"approve": newApproveCmd,
 }
 
 // newRootCmd builds the command tree; with only naming a hook command, just
@@ -90,6 +91,9 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 		newUninstallCmd(io),
 		newDoctorCmd(io),
 		newGCCmd(io),
+		newApproveCmd(io),
+		newApprovalsCmd(io),
+		newMCPCmd(io),
 	)
 	return root
 }

@@ -103,3 +103,31 @@ func (ClaudeCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
 		field{"hookSpecificOutput.updatedMCPToolOutput", rawJSON(content)},
 	)
 }
+
+// DecisionReply: {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+// "permissionDecision":"allow"|"deny","permissionDecisionReason":…,
+// "updatedInput"?:{…}}}. "allow" bypasses the user's permission rules (and
+// --permission-prompt-tool): the supervisor has approved the call.
+func (ClaudeCode) DecisionReply(ev *Event, d Decision) ([]byte, error) {
+	if ev.Phase != PhasePreTool {
+		return nil, ErrCannotRewrite
+	}
+	if !d.Allow {
+		return reply(
+			field{"hookSpecificOutput.hookEventName", ev.Name},
+			field{"hookSpecificOutput.permissionDecision", "deny"},
+			field{"hookSpecificOutput.permissionDecisionReason", d.denyReason()},
+		)
+	}
+	fs := []field{
+		{"hookSpecificOutput.hookEventName", ev.Name},
+		{"hookSpecificOutput.permissionDecision", "allow"},
+	}
+	if d.Reason != "" {
+		fs = append(fs, field{"hookSpecificOutput.permissionDecisionReason", d.Reason})
+	}
+	if len(d.UpdatedInput) > 0 {
+		fs = append(fs, field{"hookSpecificOutput.updatedInput", rawJSON(d.UpdatedInput)})
+	}
+	return reply(fs...)
+}

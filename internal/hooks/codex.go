@@ -71,3 +71,29 @@ func (Codex) InputReply(ev *Event, args []byte) ([]byte, error) {
 func (Codex) RedactReply(*Event, string, string) ([]byte, error) {
 	return nil, ErrCannotRewrite
 }
+
+// DecisionReply: deny is {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+// "permissionDecision":"deny","permissionDecisionReason":…}}. Codex rejects
+// "allow" without updatedInput, so a plain allow prints nothing (the call
+// proceeds under Codex's own approval policy); an allow with new input is
+// allow + updatedInput. No other keys: Codex rejects unknown ones.
+func (Codex) DecisionReply(ev *Event, d Decision) ([]byte, error) {
+	if ev.Phase != PhasePreTool {
+		return nil, ErrCannotRewrite
+	}
+	switch {
+	case !d.Allow:
+		return reply(
+			field{"hookSpecificOutput.hookEventName", ev.Name},
+			field{"hookSpecificOutput.permissionDecision", "deny"},
+			field{"hookSpecificOutput.permissionDecisionReason", d.denyReason()},
+		)
+	case len(d.UpdatedInput) > 0:
+		return reply(
+			field{"hookSpecificOutput.hookEventName", ev.Name},
+			field{"hookSpecificOutput.permissionDecision", "allow"},
+			field{"hookSpecificOutput.updatedInput", rawJSON(d.UpdatedInput)},
+		)
+	}
+	return nil, nil
+}

@@ -103,3 +103,28 @@ func (Cursor) RedactReply(ev *Event, key, tok string) ([]byte, error) {
 	}
 	return reply(field{"updated_mcp_tool_output", rawJSON(red)})
 }
+
+// DecisionReply: {"permission":"allow"|"deny","user_message"?:…,
+// "agent_message"?:…}, plus updated_input on an allow of preToolUse
+// (beforeMCPExecution cannot rewrite input; an allow with new input there
+// is refused rather than run with the old input).
+func (Cursor) DecisionReply(ev *Event, d Decision) ([]byte, error) {
+	if ev.Phase != PhasePreTool {
+		return nil, ErrCannotRewrite
+	}
+	if !d.Allow {
+		r := d.denyReason()
+		return reply(field{"permission", "deny"}, field{"user_message", r}, field{"agent_message", r})
+	}
+	fs := []field{{"permission", "allow"}}
+	if d.Reason != "" {
+		fs = append(fs, field{"user_message", d.Reason})
+	}
+	if len(d.UpdatedInput) > 0 {
+		if ev.Name != "preToolUse" {
+			return nil, ErrCannotRewrite
+		}
+		fs = append(fs, field{"updated_input", rawJSON(d.UpdatedInput)})
+	}
+	return reply(fs...)
+}

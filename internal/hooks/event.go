@@ -126,6 +126,11 @@ type Adapter interface {
 	// with one where tok is removed. It returns nil when the token is not
 	// visible anywhere, and ErrCannotRewrite when the client cannot do it.
 	RedactReply(ev *Event, key, tok string) ([]byte, error)
+	// DecisionReply renders a supervisor's decision on a pre-tool event. It
+	// returns nil when the client's answer to that decision is to print
+	// nothing (the call proceeds under the client's own rules), and
+	// ErrCannotRewrite when the event cannot carry a decision at all.
+	DecisionReply(ev *Event, d Decision) ([]byte, error)
 }
 
 // Adapters lists the clients in detection order. Order matters: Codex sends a

@@ -96,3 +96,26 @@ func (Gemini) InputReply(ev *Event, args []byte) ([]byte, error) {
 func (Gemini) RedactReply(*Event, string, string) ([]byte, error) {
 	return nil, ErrCannotRewrite
 }
+
+// DecisionReply: {"decision":"allow"|"deny","reason":…}, plus
+// hookSpecificOutput.tool_input for new input on allow (Gemini CLI 0.61.0
+// applies tool_input whenever the decision is not deny/block).
+func (Gemini) DecisionReply(ev *Event, d Decision) ([]byte, error) {
+	if ev.Phase != PhasePreTool {
+		return nil, ErrCannotRewrite
+	}
+	if !d.Allow {
+		return reply(field{"decision", "deny"}, field{"reason", d.denyReason()})
+	}
+	fs := []field{{"decision", "allow"}}
+	if d.Reason != "" {
+		fs = append(fs, field{"reason", d.Reason})
+	}
+	if len(d.UpdatedInput) > 0 {
+		fs = append(fs,
+			field{"hookSpecificOutput.hookEventName", ev.Name},
+			field{"hookSpecificOutput.tool_input", rawJSON(d.UpdatedInput)},
+		)
+	}
+	return reply(fs...)
+}

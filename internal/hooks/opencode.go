@@ -84,3 +84,19 @@ func (OpenCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
 	}
 	return reply(fields...)
 }
+
+// DecisionReply: {"deny":"reason"} makes the shim throw an Error with that
+// reason (OpenCode reports it to the model as the tool's failure); an allow
+// prints nothing, or {"args":{…}} with new input.
+func (OpenCode) DecisionReply(ev *Event, d Decision) ([]byte, error) {
+	if ev.Phase != PhasePreTool {
+		return nil, ErrCannotRewrite
+	}
+	switch {
+	case !d.Allow:
+		return reply(field{"deny", d.denyReason()})
+	case len(d.UpdatedInput) > 0:
+		return reply(field{"args", rawJSON(d.UpdatedInput)})
+	}
+	return nil, nil
+}

@@ -17,6 +17,14 @@
 //   INTERCEPTOR_SERVER   the token server's name in opencode.json (comma-separated for several)
 //   INTERCEPTOR_REDACT=1 remove the token from results the model reads
 //   INTERCEPTOR_STATE_DIR, INTERCEPTOR_ARG, INTERCEPTOR_SKIP_TOOL, ... as for the CLI
+//   INTERCEPTOR_APPROVE=1 hold every tool call for a supervisor (interceptor approve,
+//                        docs/approvals.md); INTERCEPTOR_MATCH, INTERCEPTOR_TIMEOUT, ... as for the CLI
+//
+// Approvals: before inject, `approve` may answer {"deny": "reason"} (this
+// plugin then throws an Error with that reason, so OpenCode does not run the
+// tool and the model reads why) or {"args": {...}} (new arguments). It fails
+// closed: if approve cannot be run or its reply cannot be read, the call is
+// refused.
 //
 // Install: copy to .opencode/plugin/interceptor.ts (project) or
 // ~/.config/opencode/plugin/interceptor.ts (user).
@@ -26,6 +34,13 @@ const BIN: string = "/usr/local/bin/interceptor"
 const ARGS: string[] = ["--server", "wf"]
 // Extra arguments for capture only, e.g. ["--redact"].
 const CAPTURE_ARGS: string[] = ["--redact"]
+// Arguments for approve; non-empty (or INTERCEPTOR_APPROVE=1) turns approvals on,
+// e.g. ["--match", "^wf_", "--timeout", "5m"].
+const APPROVE_ARGS: string[] = []
+
+function approveOn(): boolean {
+  return APPROVE_ARGS.length > 0 || process.env.INTERCEPTOR_APPROVE === "1"
+}
 
 // Tools whose names cannot belong to a configured server skip the process
 // spawn entirely (OpenCode names MCP tools <server>_<tool>, with characters
@@ -43,8 +58,11 @@ function mayConcern(tool: unknown): boolean {
   return typeof tool === "string" && names.some((s) => tool.startsWith(s + "_"))
 }
 
-async function call(cmd: "inject" | "capture", input: any, output: any): Promise<Record<string, unknown> | null> {
-  const argv = [BIN, cmd, "--client", "opencode", ...ARGS, ...(cmd === "capture" ? CAPTURE_ARGS : [])]
+type Cmd = "inject" | "capture" | "approve"
+
+async function call(cmd: Cmd, input: any, output: any): Promise<Record<string, unknown> | null> {
+  const extra = cmd === "approve" ? APPROVE_ARGS : [...ARGS, ...(cmd === "capture" ? CAPTURE_ARGS : [])]
+  const argv = [BIN, cmd, "--client", "opencode", ...extra]
   const proc = Bun.spawn(argv, {
     stdin: new Blob([JSON.stringify({ input, output })]),
     stdout: "pipe",
@@ -87,7 +105,23 @@ async function run(cmd: "inject" | "capture", input: any, output: any): Promise<
   }
 }
 
+// approve holds the call until a supervisor decides; a deny (or any failure
+// to get an answer) throws, which stops the tool call.
+async function approve(input: any, output: any): Promise<void> {
+  let reply: Record<string, unknown> | null
+  try {
+    reply = await call("approve", input, output)
+  } catch (e) {
+    throw new Error(`interceptor approve failed, so the call is denied: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  if (reply && typeof reply.deny === "string") throw new Error(reply.deny)
+  if (reply && reply.args !== undefined) output.args = patch(output.args, reply.args)
+}
+
 export const Interceptor = async () => ({
-  "tool.execute.before": async (input: any, output: any) => run("inject", input, output),
+  "tool.execute.before": async (input: any, output: any) => {
+    if (approveOn()) await approve(input, output)
+    return run("inject", input, output)
+  },
   "tool.execute.after": async (input: any, output: any) => run("capture", input, output),
 })

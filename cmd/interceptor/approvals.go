@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
+)
+
+// approvalsFlags are the flags every approvals subcommand shares.
+type approvalsFlags struct {
+	stateDir string
+}
+
+func (f *approvalsFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", "", "state dir holding the approval queue (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+}
+
+func (f *approvalsFlags) queue() (*approvals.Store, error) {
+	dir := f.stateDir
+	if dir == "" {
+		var err error
+		if dir, err = state.DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	return approvals.New(dir), nil
+}
+
+// decider names who decides from this command line, for the history.
+func decider(via string) string {
+	if u := os.Getenv("USER"); u != "" {
+		return via + " (" + u + ")"
+	}
+	return via
+}
+
+func newApprovalsCmd(io *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approvals",
+		Short: "The supervisor's side of the approval queue: list, show, allow, deny, watch, prune",
+		Long: `Tool calls held by the approve hook wait in the approval queue
+(<state dir>/approvals/) until a supervisor decides them. These commands are
+that supervisor, for a person; a parent agent uses interceptor mcp --role
+supervisor.`,
+	}
+	cmd.AddCommand(newApprovalsListCmd(io), newApprovalsShowCmd(io),
+		newApprovalsDecideCmd(io, true), newApprovalsDecideCmd(io, false),
+		newApprovalsWatchCmd(io), newApprovalsPruneCmd(io))
+	return cmd
+}
+
+func newApprovalsListCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	var all, asJSON bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list [--all] [--json] [--limit N]",
+		Short: "List pending requests (with --all, the history too)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			q, err := f.queue()
+			if err != nil {
+				return err
+			}
+			rs, err := q.List(approvals.Filter{Pending: !all, Limit: limit})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				for _, r := range rs {
+					fmt.Fprintln(io.Out, r.JSON())
+				}
+				return nil
+			}
+			if len(rs) == 0 {
+				if all {
+					fmt.Fprintln(io.Out, "no approval requests")
+				} else {
+					fmt.Fprintln(io.Out, "no pending approval requests")
+				}
+				return nil
+			}
+			now := time.Now()
+			for _, r := range rs {
+				fmt.Fprintln(io.Out, summary(r, now))
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&all, "all", false, "list decided and expired requests too, oldest first")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON record per line")
+	cmd.Flags().IntVar(&limit, "limit", 0, "only the newest N")
+	return cmd
+}
+
+// status is a request's status for people: a pending request nobody waits
+// for any more reads "stale".
+func status(r approvals.Request, now time.Time) string {
+	if r.Stale(now) {
+		return "stale"
+	}
+	return string(r.Status)
+}
+
+func summary(r approvals.Request, now time.Time) string {
+	return fmt.Sprintf("%s  %-7s  %6s ago  %-11s  %s  %s", r.ID, status(r, now),
+		now.Sub(r.Created).Round(time.Second), r.Client, r.Tool, clip(r.Input, 80))
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}
+
+func newApprovalsShowCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one request and its decision, as JSON",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			q, err := f.queue()
+			if err != nil {
+				return err
+			}
+			r, err := q.Get(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(io.Out, r.JSON())
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newApprovalsDecideCmd(io *streams, allow bool) *cobra.Command {
+	f := &approvalsFlags{}
+	var message, updated string
+	verb := "deny"
+	if allow {
+		verb = "allow"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " ID [--message M]",
+		Short: map[bool]string{true: "Allow a pending request", false: "Deny a pending request"}[allow],
+		Long: `Decides a pending request; the waiting hook answers its client within
+100 ms. --message is the reason the model reads. A request already decided
+(or expired) is reported and left unchanged: exit 1.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			q, err := f.queue()
+			if err != nil {
+				return err
+			}
+			if updated != "" && !gjson.Valid(updated) {
+				return errors.New("--updated-input is not valid JSON")
+			}
+			r, err := q.Decide(args[0], approvals.Decision{Allow: allow, Message: message, UpdatedInput: updated, By: decider("cli")})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Out, "%s %s\n", r.ID, r.Status)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&message, "message", "", "the reason, shown to the model")
+	if allow {
+		cmd.Flags().StringVar(&updated, "updated-input", "", "run the call with these arguments instead (a complete JSON object)")
+	}
+	return cmd
+}
+
+func newApprovalsPruneCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	var olderThan time.Duration
+	cmd := &cobra.Command{
+		Use:   "prune [--older-than 168h]",
+		Short: "Delete decided, expired and stale requests older than --older-than",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			q, err := f.queue()
+			if err != nil {
+				return err
+			}
+			n, err := q.Prune(time.Now().Add(-olderThan))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Out, "pruned %d approval request(s)\n", n)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().DurationVar(&olderThan, "older-than", 7*24*time.Hour, "keep requests decided more recently than this")
+	return cmd
+}
+
+func newApprovalsWatchCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Show requests live and decide them with a keypress",
+		Long: `Prints every pending request as it arrives and asks about the oldest one:
+a = allow, d = deny, s = skip (ask about the next), q = quit. On a terminal
+one keypress decides; otherwise (a pipe) each key is read as typed. A
+request decided elsewhere meanwhile is reported and passed over.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q, err := f.queue()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			if file, ok := io.In.(*os.File); ok {
+				if restore, ok := approvals.RawTerminal(file.Fd()); ok {
+					defer restore()
+				}
+			}
+			return watchApprovals(ctx, q, io.In, io.Out)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// watchApprovals is the watch loop: keys from in, the view to out.
+func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	keys := make(chan byte)
+	go func() {
+		defer close(keys)
+		r := bufio.NewReader(in)
+		for {
+			b, err := r.ReadByte()
+			if err != nil {
+				return
+			}
+			select {
+			case keys <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	changed := make(chan struct{}, 1)
+	watchErr := make(chan error, 1)
+	go func() {
+		watchErr <- q.Changes(ctx, func() bool {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+			return ctx.Err() == nil
+		})
+	}()
+
+	seen := map[string]bool{}
+	skipped := map[string]bool{}
+	var asking string // the id the prompt is about
+	fmt.Fprintln(out, "watching for approval requests (a = allow, d = deny, s = skip, q = quit)")
+	refresh := func() error {
+		rs, err := q.List(approvals.Filter{Pending: true})
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		pending := map[string]bool{}
+		for _, r := range rs {
+			pending[r.ID] = true
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				fmt.Fprintf(out, "new: %s\n", summary(r, now))
+			}
+		}
+		if asking != "" && !pending[asking] {
+			if r, err := q.Get(asking); err == nil {
+				fmt.Fprintf(out, "%s was %s elsewhere (by %s)\n", r.ID, status(r, now), r.DecidedBy)
+			}
+			asking = ""
+		}
+		if asking == "" {
+			for _, r := range rs {
+				if !skipped[r.ID] {
+					asking = r.ID
+					fmt.Fprintf(out, "%s %s %s\n  [a]llow [d]eny [s]kip [q]uit? ", r.ID, r.Tool, clip(r.Input, 200))
+					break
+				}
+			}
+		}
+		return nil
+	}
+	if err := refresh(); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-watchErr:
+			return err
+		case <-changed:
+			if err := refresh(); err != nil {
+				return err
+			}
+		case k, ok := <-keys:
+			if !ok {
+				return nil // end of input
+			}
+			switch k {
+			case 'q', 'Q', 4: // 4: Ctrl-D
+				fmt.Fprintln(out)
+				return nil
+			case 'a', 'A', 'd', 'D':
+				if asking == "" {
+					continue
+				}
+				allow := k == 'a' || k == 'A'
+				r, err := q.Decide(asking, approvals.Decision{Allow: allow, By: decider("watch")})
+				switch {
+				case errors.Is(err, approvals.ErrDecided), errors.Is(err, approvals.ErrUnknown):
+					fmt.Fprintf(out, "\n%v\n", err)
+				case err != nil:
+					return err
+				default:
+					fmt.Fprintf(out, "\n%s %s\n", r.ID, r.Status)
+				}
+				asking = ""
+			case 's', 'S':
+				if asking == "" {
+					continue
+				}
+				skipped[asking] = true
+				fmt.Fprintf(out, "\nskipped %s\n", asking)
+				asking = ""
+			default:
+				continue
+			}
+			if err := refresh(); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/lifecycle"
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/spf13/cobra"
+	"github.com/tidwall/pretty"
+)
+
+// approveGrace is how long past --timeout the hook's own watchdog waits
+// before it denies and exits, whatever is stuck.
+const approveGrace = 10 * time.Second
+
+// approveFlags are approve's flags.
+type approveFlags struct {
+	client    string
+	stateDir  string
+	debugLog  string
+	match     string
+	allow     []string
+	deny      []string
+	timeout   time.Duration
+	onTimeout string
+}
+
+func newApproveCmd(io *streams) *cobra.Command {
+	f := &approveFlags{}
+	cmd := hookCmd("approve [--match REGEX] [--timeout 5m] [--on-timeout deny|allow]",
+		"Pre-tool hook: hold a tool call until a supervisor allows or denies it",
+		`Reads one pre-tool hook event on stdin (any client). A call whose tool name
+matches --match (default: every tool) is decided by rules first: a name
+matching a --deny REGEX is denied, then one matching an --allow REGEX is
+allowed, without asking. Any other call is put in the approval queue
+(<state dir>/approvals/) and the hook blocks until a supervisor decides it
+(interceptor approvals allow|deny ID, approvals watch, or the MCP server
+interceptor mcp --role supervisor), then answers in the client's own terms:
+Claude Code permissionDecision allow/deny (+ updatedInput), Codex deny (an
+allow passes through, or allow + updatedInput), Gemini CLI decision, Cursor
+permission, OpenCode a deny the shim throws. Regexes match the tool name as
+the client sends it (mcp__wf__next_step, mcp_wf_next_step, wf_next_step).
+
+After --timeout with no decision the request expires and the call is denied
+(--on-timeout allow runs it instead). The client's own hook timeout must be
+longer than --timeout plus 30 s, or the client kills the hook and runs the
+tool unapproved: interceptor install sets it, interceptor doctor checks it.
+
+Failure policy: fails CLOSED. Any problem once the event is read (unsafe
+state dir, a lock held too long, a bad --match/--allow/--deny regex) denies
+the call with the problem as the reason, plus one line on stderr. Only when
+the event itself cannot be read (not JSON, unknown client) is there no way
+to answer: one stderr line and the call proceeds under the client's own
+rules. Always exits 0, never 2.`)
+	fl := cmd.Flags()
+	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, claude-code, codex, gemini, opencode, cursor")
+	fl.StringVar(&f.stateDir, "state-dir", "", "state dir holding the approval queue (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file")
+	fl.StringVar(&f.match, "match", "", "only tools whose name matches this regex need approval (default: all)")
+	fl.StringArrayVar(&f.allow, "allow", nil, "allow tools whose name matches this regex without asking (repeatable)")
+	fl.StringArrayVar(&f.deny, "deny", nil, "deny tools whose name matches this regex without asking; wins over --allow (repeatable)")
+	fl.DurationVar(&f.timeout, "timeout", approvals.DefaultTimeout, "how long to wait for a decision")
+	fl.StringVar(&f.onTimeout, "on-timeout", "deny", "what an undecided call gets after --timeout: deny or allow")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runApprove(cmd, io, f)
+	}
+	return cmd
+}
+
+// onceWriter lets the watchdog and the normal path race to answer: the
+// first reply wins, the other is dropped.
+type onceWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	done bool
+}
+
+func (o *onceWriter) reply(b []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done || len(b) == 0 {
+		o.done = true
+		return nil
+	}
+	o.done = true
+	if bytes.ContainsAny(b, "\n\r") {
+		b = pretty.Ugly(b)
+	}
+	_, err := o.w.Write(append(b, '\n'))
+	return err
+}
+
+func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
+	client, err := hooks.Lookup(f.client)
+	if err != nil {
+		return fmt.Errorf("approve: %w", err)
+	}
+	payload, err := readAllLimited(io.In)
+	if err != nil {
+		return fmt.Errorf("approve: reading stdin: %w", err)
+	}
+	ev, err := hooks.Parse(payload, client)
+	if err != nil {
+		return fmt.Errorf("approve: %w", err)
+	}
+	if ev.Phase != hooks.PhasePreTool {
+		f.trace("not a pre-tool event: " + ev.Name)
+		return nil
+	}
+	out := &onceWriter{w: io.Out}
+	// failClosed denies the call, with the problem as the reason.
+	failClosed := func(problem error) error {
+		msg := "interceptor approve failed, so the call is denied: " + oneLine(problem.Error())
+		b, rerr := ev.Client.DecisionReply(ev, hooks.Decision{Reason: msg})
+		if rerr == nil {
+			rerr = out.reply(b)
+		}
+		f.trace("error: " + problem.Error())
+		if rerr != nil {
+			return fmt.Errorf("approve: %v (and the deny could not be written: %v)", problem, rerr)
+		}
+		return fmt.Errorf("approve: %v (call denied)", problem)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = failClosed(fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	if io.exit != nil {
+		t := time.AfterFunc(f.timeout+approveGrace, func() {
+			err := failClosed(fmt.Errorf("gave up after %s", f.timeout+approveGrace))
+			fmt.Fprintf(io.Err, "interceptor: %s\n", oneLine(err.Error()))
+			io.exit(0)
+		})
+		defer t.Stop()
+	}
+	d, why, err := decideApprove(cmd.Context(), ev, f)
+	if errors.Is(err, errPass) {
+		f.trace(fmt.Sprintf("tool=%s %s", ev.ToolName, why))
+		return nil
+	}
+	if err != nil {
+		return failClosed(err)
+	}
+	b, err := ev.Client.DecisionReply(ev, d)
+	if errors.Is(err, hooks.ErrCannotRewrite) && d.Allow && len(d.UpdatedInput) > 0 {
+		return failClosed(fmt.Errorf("%s cannot change the input of a %s call; the allow with new input is not applied", ev.Client.Name(), ev.Name))
+	}
+	if err != nil {
+		return failClosed(err)
+	}
+	f.trace(fmt.Sprintf("tool=%s allow=%t %s", ev.ToolName, d.Allow, why))
+	if err := out.reply(b); err != nil {
+		return fmt.Errorf("approve: writing reply: %w", err)
+	}
+	return nil
+}
+
+// decideApprove applies the rules, else queues the call and waits.
+func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks.Decision, string, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	compile := func(flag, re string) (*regexp.Regexp, error) {
+		r, err := regexp.Compile(re)
+		if err != nil {
+			return nil, fmt.Errorf("--%s %q: %v", flag, re, err)
+		}
+		return r, nil
+	}
+	var onTimeoutAllow bool
+	switch f.onTimeout {
+	case "deny":
+	case "allow":
+		onTimeoutAllow = true
+	default:
+		return hooks.Decision{}, "", fmt.Errorf("--on-timeout %q: want deny or allow", f.onTimeout)
+	}
+	if f.timeout <= 0 {
+		return hooks.Decision{}, "", fmt.Errorf("--timeout %s: must be positive", f.timeout)
+	}
+	if f.match != "" {
+		re, err := compile("match", f.match)
+		if err != nil {
+			return hooks.Decision{}, "", err
+		}
+		if !re.MatchString(ev.ToolName) {
+			// Not ours to decide: the client's own rules apply.
+			return hooks.Decision{Allow: true}, "not matched by --match: passed through", errPass
+		}
+	}
+	for _, x := range f.deny {
+		re, err := compile("deny", x)
+		if err != nil {
+			return hooks.Decision{}, "", err
+		}
+		if re.MatchString(ev.ToolName) {
+			return hooks.Decision{Reason: fmt.Sprintf("%s is denied by rule (--deny %s)", ev.ToolName, x)}, "rule --deny " + x, nil
+		}
+	}
+	for _, x := range f.allow {
+		re, err := compile("allow", x)
+		if err != nil {
+			return hooks.Decision{}, "", err
+		}
+		if re.MatchString(ev.ToolName) {
+			return hooks.Decision{Allow: true}, "rule --allow " + x, nil
+		}
+	}
+	dir := f.stateDir
+	if dir == "" {
+		var err error
+		if dir, err = state.DefaultDir(); err != nil {
+			return hooks.Decision{}, "", err
+		}
+	}
+	q := approvals.New(dir)
+	input := ev.Input.Raw
+	if input == "" {
+		input = "{}"
+	}
+	req, err := q.Enqueue(approvals.Request{
+		Client:   ev.Client.Name(),
+		Session:  ev.Session,
+		Tool:     ev.ToolName,
+		Input:    input,
+		Deadline: time.Now().Add(f.timeout),
+		Origin:   fmt.Sprintf("approve hook pid %d", os.Getpid()),
+	})
+	if err != nil {
+		return hooks.Decision{}, "", err
+	}
+	wctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	got, err := q.Wait(wctx, req.ID)
+	if err != nil {
+		if wctx.Err() == nil {
+			return hooks.Decision{}, "", err
+		}
+		// Timed out: expire it, unless a decision won the race.
+		if got, err = q.Expire(req.ID, "timeout after "+f.timeout.String()); err != nil {
+			return hooks.Decision{}, "", err
+		}
+	}
+	switch got.Status {
+	case approvals.Allowed:
+		return hooks.Decision{Allow: true, Reason: got.Message, UpdatedInput: []byte(got.Updated)}, "request " + got.ID + " allowed by " + got.DecidedBy, nil
+	case approvals.Denied:
+		return hooks.Decision{Reason: got.Message}, "request " + got.ID + " denied by " + got.DecidedBy, nil
+	}
+	// Expired.
+	reason := fmt.Sprintf("no supervisor decided within %s (approval request %s)", f.timeout, got.ID)
+	if onTimeoutAllow {
+		return hooks.Decision{Allow: true, Reason: reason + "; allowed by --on-timeout allow"}, "expired, --on-timeout allow", nil
+	}
+	return hooks.Decision{Reason: reason + "; denied"}, "expired, denied", nil
+}
+
+// errPass is decideApprove's "print nothing" (see runApprove).
+var errPass = errors.New("pass")
+
+func readAllLimited(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, hooks.MaxPayload+1))
+}
+
+func (f *approveFlags) trace(msg string) {
+	(&hookFlags{debugLog: f.debugLog}).trace("approve", lifecycle.Outcome{Trace: msg}, nil)
+}

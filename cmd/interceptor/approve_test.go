@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/tidwall/gjson"
+)
+
+// syncBuf is a bytes.Buffer safe to read while a command writes it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func fixtureFile(t *testing.T, name string) []byte {
+	t.Helper()
+	for _, d := range []string{"fixtures", "documented"} {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", d, name)); err == nil {
+			return b
+		}
+	}
+	t.Fatalf("no fixture %s", name)
+	return nil
+}
+
+// startApprove runs the approve hook on a payload in the background.
+func startApprove(t *testing.T, dir string, payload []byte, args ...string) (wait func() (string, string, int)) {
+	var out, errb syncBuf
+	code := make(chan int, 1)
+	go func() {
+		code <- run(append([]string{"approve", "--state-dir", dir}, args...), &streams{In: bytes.NewReader(payload), Out: &out, Err: &errb})
+	}()
+	return func() (string, string, int) {
+		select {
+		case c := <-code:
+			return out.String(), errb.String(), c
+		case <-time.After(10 * time.Second):
+			t.Fatal("approve did not return")
+		}
+		return "", "", 0
+	}
+}
+
+func pendingIDs(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	q := approvals.New(dir)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		rs, err := q.List(approvals.Filter{Pending: true})
+		if err == nil && len(rs) >= n {
+			ids := make([]string, len(rs))
+			for i, r := range rs {
+				ids[i] = r.ID
+			}
+			return ids
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("fewer than %d pending requests", n)
+	return nil
+}
+
+func cli(t *testing.T, args ...string) (string, int) {
+	var out, errb bytes.Buffer
+	c := run(args, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return out.String() + errb.String(), c
+}
+
+// TestApproveDecidedByCLI: for every client, a supervisor's allow (with
+// new input) and deny reach the waiting hook as the client's reply.
+func TestApproveDecidedByCLI(t *testing.T) {
+	cases := []struct {
+		file, allowed, denied string
+	}{
+		{"claude-code.PreToolUse.text.json",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine","updatedInput":{"step":"two"}}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not now"}}`},
+		{"codex.PreToolUse.text.json",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"step":"two"}}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not now"}}`},
+		{"gemini.BeforeTool.text.json",
+			`{"decision":"allow","reason":"fine","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"step":"two"}}}`,
+			`{"decision":"deny","reason":"not now"}`},
+		{"opencode.tool.execute.before.text.json", `{"args":{"step":"two"}}`, `{"deny":"not now"}`},
+		{"cursor.preToolUse.json",
+			`{"permission":"allow","user_message":"fine","updated_input":{"step":"two"}}`,
+			`{"permission":"deny","user_message":"not now","agent_message":"not now"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "state")
+			payload := fixtureFile(t, c.file)
+			waitA := startApprove(t, dir, payload, "--timeout", "30s")
+			ida := pendingIDs(t, dir, 1)[0]
+			if out, code := cli(t, "approvals", "allow", ida, "--state-dir", dir, "--message", "fine", "--updated-input", `{"step":"two"}`); code != 0 {
+				t.Fatalf("approvals allow: %d %s", code, out)
+			}
+			out, errs, code := waitA()
+			if code != 0 || strings.TrimSpace(out) != c.allowed || errs != "" {
+				t.Fatalf("allowed: code %d\n got %s\nwant %s\nstderr %s", code, out, c.allowed, errs)
+			}
+			waitD := startApprove(t, dir, payload, "--timeout", "30s")
+			idd := pendingIDs(t, dir, 1)[0]
+			start := time.Now()
+			if out, code := cli(t, "approvals", "deny", idd, "--state-dir", dir, "--message", "not now"); code != 0 {
+				t.Fatalf("approvals deny: %d %s", code, out)
+			}
+			out, _, _ = waitD()
+			if strings.TrimSpace(out) != c.denied {
+				t.Fatalf("denied:\n got %s\nwant %s", out, c.denied)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("the hook answered %s after the decision", d)
+			}
+			// A second decision is reported, exit 1, not applied.
+			if out, code := cli(t, "approvals", "allow", idd, "--state-dir", dir); code != 1 || !strings.Contains(out, "already decided") {
+				t.Fatalf("second decision: %d %s", code, out)
+			}
+			if out, _ := cli(t, "approvals", "show", idd, "--state-dir", dir); gjson.Get(out, "status").Str != "denied" || gjson.Get(out, "message").Str != "not now" {
+				t.Fatalf("show: %s", out)
+			}
+		})
+	}
+}
+
+// TestApprovalsWatch: watch shows a new request and decides it with one key.
+func TestApprovalsWatch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	pr, pw := io.Pipe()
+	var out syncBuf
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- watchApprovals(ctx, q, pr, &out) }()
+
+	waitFor := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("watch output lacks %q:\n%s", s, out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("watching for approval requests")
+	r1, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__one", Input: `{"a":1}`, Deadline: time.Now().Add(time.Minute)})
+	r2, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__two", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
+	waitFor("new: " + r2.ID)
+	waitFor("[a]llow [d]eny")
+	pw.Write([]byte("a"))
+	waitFor(r1.ID + " allowed")
+	pw.Write([]byte("d"))
+	waitFor(r2.ID + " denied")
+	// A request decided elsewhere is reported, not asked about again.
+	r3, _ := q.Enqueue(approvals.Request{Tool: "mcp__wf__three", Deadline: time.Now().Add(time.Minute)})
+	waitFor("new: " + r3.ID)
+	q.Decide(r3.ID, approvals.Decision{Allow: true, By: "someone else"})
+	waitFor(r3.ID + " was allowed elsewhere (by someone else)")
+	pw.Write([]byte("q"))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]approvals.Status{r1.ID: approvals.Allowed, r2.ID: approvals.Denied} {
+		if r, _ := q.Get(id); r.Status != want || !strings.HasPrefix(r.DecidedBy, "watch") {
+			t.Errorf("%s: %s by %s, want %s by watch", id, r.Status, r.DecidedBy, want)
+		}
+	}
+}

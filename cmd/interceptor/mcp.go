@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/mcpserver"
+	"github.com/spf13/cobra"
+)
+
+func newMCPCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	var role, onTimeout string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "mcp --role child|supervisor",
+		Short: "Stdio MCP server for the approval queue: a child's permission prompt, or a supervisor's controls",
+		Long: `Runs a stdio MCP server (newline-delimited JSON-RPC) on the approval queue.
+
+--role child offers one tool, permit, for Claude Code's
+--permission-prompt-tool mcp__<name>__permit: it queues the call and answers
+with exactly {"behavior":"allow","updatedInput":{…}} or
+{"behavior":"deny","message":"…"} once a supervisor decides (deny after
+--timeout, or allow with --on-timeout allow; any failure denies). A child can
+only ask: nothing in this role decides a request.
+
+--role supervisor offers pending (optionally long-polling with wait_seconds),
+respond(id, allow, message?, updated_input?) and history, for a parent agent.
+Give it only to the supervisor.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q, err := f.queue()
+			if err != nil {
+				return err
+			}
+			srv := &mcpserver.Server{Name: "interceptor-approvals", Version: versionString()}
+			switch role {
+			case "child":
+				o := mcpserver.ChildOptions{Timeout: timeout}
+				switch onTimeout {
+				case "deny":
+				case "allow":
+					o.OnTimeoutAllow = true
+				default:
+					return fmt.Errorf("--on-timeout %q: want deny or allow", onTimeout)
+				}
+				srv.Tools = mcpserver.ChildTools(q, o)
+				srv.Instructions = "permit is Claude Code's permission prompt; a supervisor decides each call."
+			case "supervisor":
+				srv.Tools = mcpserver.SupervisorTools(q, "mcp supervisor")
+				srv.Instructions = "Call pending (with wait_seconds to wait) and decide each request with respond."
+			default:
+				return fmt.Errorf("--role %q: want child or supervisor", role)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			return srv.Serve(ctx, io.In, io.Out)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&role, "role", "", "child (permit) or supervisor (pending, respond, history)")
+	cmd.Flags().DurationVar(&timeout, "timeout", approvals.DefaultTimeout, "child: how long permit waits for a decision")
+	cmd.Flags().StringVar(&onTimeout, "on-timeout", "deny", "child: what an undecided call gets after --timeout: deny or allow")
+	return cmd
+}

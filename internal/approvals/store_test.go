@@ -1,0 +1,357 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	return New(filepath.Join(t.TempDir(), "state"))
+}
+
+func enqueue(t *testing.T, q *Store, tool string) Request {
+	t.Helper()
+	r, err := q.Enqueue(Request{Client: "claude-code", Session: "s1", Tool: tool, Input: "{\n \"a\": 1\n}", Deadline: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestQueueSemantics(t *testing.T) {
+	q := newStore(t)
+
+	// Pending of nothing is an empty list, before and after the dir exists.
+	for i := 0; i < 2; i++ {
+		rs, err := q.List(Filter{Pending: true})
+		if err != nil || rs == nil || len(rs) != 0 {
+			t.Fatalf("pending of an empty queue: %v %v", rs, err)
+		}
+		if i == 0 {
+			if err := q.ensure(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// Unknown ids are errors, whatever the operation; so are ids that are
+	// not ids (never a path).
+	for _, id := range []string{"00000000deadbeef0000", "../../etc/passwd", ""} {
+		if _, err := q.Get(id); !errors.Is(err, ErrUnknown) {
+			t.Errorf("Get(%q): %v, want ErrUnknown", id, err)
+		}
+		if _, err := q.Decide(id, Decision{Allow: true}); !errors.Is(err, ErrUnknown) {
+			t.Errorf("Decide(%q): %v, want ErrUnknown", id, err)
+		}
+		if _, err := q.Expire(id, "x"); !errors.Is(err, ErrUnknown) {
+			t.Errorf("Expire(%q): %v, want ErrUnknown", id, err)
+		}
+	}
+
+	r := enqueue(t, q, "mcp__wf__next_step")
+	if r.Status != Pending || !validID(r.ID) || r.Input != `{"a":1}` {
+		t.Fatalf("enqueued %+v", r)
+	}
+	fi, err := os.Stat(filepath.Join(q.Dir(), r.ID+".json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("record file: %v %v", fi, err)
+	}
+	if fi, _ := os.Stat(q.Dir()); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("queue dir mode %v", fi.Mode())
+	}
+	rs, _ := q.List(Filter{Pending: true})
+	if len(rs) != 1 || rs[0].ID != r.ID {
+		t.Fatalf("pending: %+v", rs)
+	}
+
+	d, err := q.Decide(r.ID, Decision{Allow: true, Message: "ok", UpdatedInput: `{"a": 2}`, By: "test"})
+	if err != nil || d.Status != Allowed || d.Updated != `{"a": 2}` || d.DecidedBy != "test" || d.DecidedAt.IsZero() {
+		t.Fatalf("decide: %+v %v", d, err)
+	}
+	// Responding twice is reported and not applied.
+	again, err := q.Decide(r.ID, Decision{Allow: false, Message: "changed my mind", By: "other"})
+	if !errors.Is(err, ErrDecided) || again.Status != Allowed {
+		t.Fatalf("second decision: %+v %v", again, err)
+	}
+	got, _ := q.Get(r.ID)
+	if got.Status != Allowed || got.Message != "ok" || got.DecidedBy != "test" {
+		t.Fatalf("second decision was applied: %+v", got)
+	}
+	// A decision that lost to another one does not expire it either.
+	if ex, err := q.Expire(r.ID, "timeout"); err != nil || ex.Status != Allowed {
+		t.Fatalf("expire after decide: %+v %v", ex, err)
+	}
+	if rs, _ := q.List(Filter{Pending: true}); len(rs) != 0 {
+		t.Fatalf("decided request still pending: %+v", rs)
+	}
+
+	// Bad decisions are refused before touching anything.
+	r2 := enqueue(t, q, "t2")
+	if _, err := q.Decide(r2.ID, Decision{Allow: false, UpdatedInput: `{}`}); err == nil {
+		t.Error("deny with updated input accepted")
+	}
+	if _, err := q.Decide(r2.ID, Decision{Allow: true, UpdatedInput: `[1]`}); err == nil {
+		t.Error("non-object updated input accepted")
+	}
+	if ex, err := q.Expire(r2.ID, "timeout"); err != nil || ex.Status != Expired {
+		t.Fatalf("expire: %+v %v", ex, err)
+	}
+	if _, err := q.Decide(r2.ID, Decision{Allow: true}); !errors.Is(err, ErrDecided) {
+		t.Fatalf("decide after expiry: %v", err)
+	}
+
+	// History keeps everything, oldest first; JSON round-trips.
+	all, err := q.List(Filter{})
+	if err != nil || len(all) != 2 || all[0].ID != r.ID || all[1].ID != r2.ID {
+		t.Fatalf("history: %+v %v", all, err)
+	}
+	j := gjson.Parse(all[0].JSON())
+	if j.Get("status").Str != "allowed" || j.Get("updated_input.a").Int() != 2 || j.Get("input.a").Int() != 1 || j.Get("tool").Str != "mcp__wf__next_step" {
+		t.Fatalf("record JSON %s", all[0].JSON())
+	}
+	if last, _ := q.List(Filter{Limit: 1}); len(last) != 1 || last[0].ID != r2.ID {
+		t.Fatalf("limit 1: %+v", last)
+	}
+}
+
+func TestStaleAndPrune(t *testing.T) {
+	q := newStore(t)
+	now := time.Now()
+	q.now = func() time.Time { return now }
+	stale, _ := q.Enqueue(Request{Tool: "a", Deadline: now.Add(-time.Minute)}) // its waiter is gone
+	live := enqueue(t, q, "b")
+	done := enqueue(t, q, "c")
+	if _, err := q.Decide(done.ID, Decision{By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := q.List(Filter{Pending: true})
+	if len(rs) != 1 || rs[0].ID != live.ID {
+		t.Fatalf("pending lists a stale request: %+v", rs)
+	}
+	if _, err := q.Decide(stale.ID, Decision{Allow: true}); !errors.Is(err, ErrDecided) {
+		t.Fatalf("deciding a stale request: %v", err)
+	}
+	// Nothing is old enough yet.
+	if n, err := q.Prune(now.Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("prune: %d %v", n, err)
+	}
+	// Later: the decided and the stale ones go, the live pending one stays.
+	now = now.Add(2 * time.Hour)
+	live2, _ := q.Enqueue(Request{Tool: "d", Deadline: now.Add(time.Minute)}) // someone waits for it
+	n, err := q.Prune(now.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, _ := q.List(Filter{})
+	ids := map[string]bool{}
+	for _, r := range left {
+		ids[r.ID] = true
+	}
+	// live's waiter gave up (deadline long past): stale, pruned too.
+	if n != 3 || ids[stale.ID] || ids[done.ID] || ids[live.ID] || !ids[live2.ID] {
+		t.Fatalf("pruned %d, left %+v", n, left)
+	}
+}
+
+func TestWaitWakesFast(t *testing.T) {
+	q := newStore(t)
+	r := enqueue(t, q, "t")
+	var decidedAt atomic.Int64
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		decidedAt.Store(time.Now().UnixNano())
+		q.Decide(r.ID, Decision{Allow: true, By: "t"})
+	}()
+	got, err := q.Wait(context.Background(), r.ID)
+	woke := time.Since(time.Unix(0, decidedAt.Load()))
+	if err != nil || got.Status != Allowed {
+		t.Fatalf("wait: %+v %v", got, err)
+	}
+	if woke > 100*time.Millisecond {
+		t.Fatalf("woke %s after the decision, want < 100ms", woke)
+	}
+	t.Logf("woke %s after the decision", woke)
+}
+
+func TestWaitSeesEarlyDecision(t *testing.T) {
+	// A decision landing between enqueue and watch is not missed (the poll
+	// is set to an hour, so only the re-read after the watch can see it).
+	q := newStore(t)
+	q.Poll = time.Hour
+	r := enqueue(t, q, "t")
+	if _, err := q.Decide(r.ID, Decision{By: "t", Message: "early"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	got, err := q.Wait(ctx, r.ID)
+	if err != nil || got.Status != Denied || got.Message != "early" {
+		t.Fatalf("wait: %+v %v", got, err)
+	}
+}
+
+func TestWaitTimesOut(t *testing.T) {
+	q := newStore(t)
+	r := enqueue(t, q, "t")
+	ctx, cancel := context.WithTimeout(context.Background(), 80*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := q.Wait(ctx, r.ID); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("wait: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("timeout honoured after %s", d)
+	}
+	if got, _ := q.Get(r.ID); got.Status != Pending {
+		t.Fatalf("a timed-out wait changed the request: %+v", got)
+	}
+}
+
+func TestWaitPending(t *testing.T) {
+	q := newStore(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
+	rs, err := q.WaitPending(ctx)
+	cancel()
+	if err != nil || rs == nil || len(rs) != 0 {
+		t.Fatalf("nothing pending: %v %v", rs, err)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		enqueue(t, q, "late")
+	}()
+	start := time.Now()
+	rs, err = q.WaitPending(context.Background())
+	if err != nil || len(rs) != 1 || rs[0].Tool != "late" {
+		t.Fatalf("long poll: %+v %v", rs, err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("long poll took %s", d)
+	}
+}
+
+// TestConcurrentDecisions: many waiters and racing deciders; every request
+// is decided exactly once and every waiter sees that decision.
+func TestConcurrentDecisions(t *testing.T) {
+	q := newStore(t)
+	const n = 24
+	ids := make(chan string, n)
+	results := make([]Request, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := q.Enqueue(Request{Tool: fmt.Sprint(i), Deadline: time.Now().Add(time.Minute)})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids <- r.ID
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if results[i], err = q.Wait(ctx, r.ID); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	var wins, losses atomic.Int64
+	var dwg sync.WaitGroup
+	winner := sync.Map{}
+	for i := 0; i < n; i++ {
+		id := <-ids
+		for k := 0; k < 3; k++ { // three supervisors race for each request
+			dwg.Add(1)
+			go func() {
+				defer dwg.Done()
+				r, err := q.Decide(id, Decision{Allow: k%2 == 0, By: fmt.Sprint("sup", k)})
+				switch {
+				case err == nil:
+					wins.Add(1)
+					if _, dup := winner.LoadOrStore(id, r.DecidedBy); dup {
+						t.Errorf("%s decided twice", id)
+					}
+				case errors.Is(err, ErrDecided):
+					losses.Add(1)
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+	}
+	dwg.Wait()
+	wg.Wait()
+	if wins.Load() != n || losses.Load() != 2*n {
+		t.Fatalf("%d wins, %d reported losses; want %d and %d", wins.Load(), losses.Load(), n, 2*n)
+	}
+	for _, r := range results {
+		by, _ := winner.Load(r.ID)
+		if r.Status == Pending || r.DecidedBy != by {
+			t.Errorf("waiter of %s saw %s by %s, the winner was %v", r.ID, r.Status, r.DecidedBy, by)
+		}
+	}
+}
+
+func TestUnsafeDirsRefused(t *testing.T) {
+	q := newStore(t)
+	enqueue(t, q, "t")
+	if err := os.Chmod(q.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Enqueue(Request{Tool: "x"}); err == nil {
+		t.Error("enqueue into a 0755 queue dir accepted")
+	}
+	if _, err := q.List(Filter{}); err == nil {
+		t.Error("list of a 0755 queue dir accepted")
+	}
+	os.Chmod(q.Dir(), 0o700)
+
+	// A symlinked queue dir is refused.
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "state"), 0o700)
+	os.Mkdir(filepath.Join(dir, "elsewhere"), 0o700)
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "state", "approvals")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(filepath.Join(dir, "state")).Enqueue(Request{Tool: "x"}); err == nil {
+		t.Error("enqueue through a symlinked queue dir accepted")
+	}
+}
+
+func TestHookTimeouts(t *testing.T) {
+	if got := MinHookTimeout(time.Minute); got != 90*time.Second {
+		t.Errorf("MinHookTimeout(1m) = %s", got)
+	}
+	if got := MinHookTimeout(0); got != DefaultTimeout+HookMargin {
+		t.Errorf("MinHookTimeout(0) = %s", got)
+	}
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want time.Duration
+		ok   bool
+	}{
+		{[]string{"/bin/interceptor", "approve"}, nil, DefaultTimeout, true},
+		{[]string{"interceptor", "approve", "--timeout", "90s", "--match", "x"}, nil, 90 * time.Second, true},
+		{[]string{"interceptor", "approve", "--timeout=2m"}, nil, 2 * time.Minute, true},
+		{[]string{"interceptor", "approve"}, map[string]string{"INTERCEPTOR_TIMEOUT": "10m"}, 10 * time.Minute, true},
+		{[]string{"interceptor", "approve", "--timeout", "1m"}, map[string]string{"INTERCEPTOR_TIMEOUT": "10m"}, time.Minute, true},
+		{[]string{"interceptor", "approve", "--timeout", "soon"}, nil, 0, false},
+		{[]string{"interceptor", "inject", "--timeout", "1m"}, nil, 0, false},
+	} {
+		got, ok := ApproveTimeout(c.args, env(c.env))
+		if got != c.want || ok != c.ok {
+			t.Errorf("ApproveTimeout(%v) = %s %t, want %s %t", c.args, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+//go:build linux
+
+package approvals
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"time"
+)
+
+// With inotify a wait wakes on the rename that publishes a record; the poll
+// only guards against a lost event (queue overflow).
+const defaultPoll = time.Second
+
+// watcher wakes on changes of the queue dir.
+type watcher struct {
+	f *os.File // the inotify fd, in Go's poller (deadlines work)
+}
+
+func (s *Store) watch() (*watcher, error) {
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	if err != nil {
+		return &watcher{}, nil // no inotify (limits): fall back to polling
+	}
+	// Records appear and change only by rename (IN_MOVED_TO); removals
+	// matter to nobody waiting.
+	if _, err := syscall.InotifyAddWatch(fd, s.Dir(), syscall.IN_MOVED_TO|syscall.IN_CLOSE_WRITE|syscall.IN_CREATE); err != nil {
+		syscall.Close(fd)
+		if errors.Is(err, syscall.ENOENT) {
+			return nil, err
+		}
+		return &watcher{}, nil
+	}
+	return &watcher{f: os.NewFile(uintptr(fd), "inotify")}, nil
+}
+
+// wait returns after a change, after poll, or with ctx's error.
+func (w *watcher) wait(ctx context.Context, poll time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if w.f == nil {
+		return sleep(ctx, min(poll, fallbackPoll))
+	}
+	deadline := time.Now().Add(poll)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	w.f.SetReadDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { w.f.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
+	var buf [4096]byte
+	_, err := w.f.Read(buf[:]) // the events' content does not matter: re-read
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// A broken watch: keep going on the poll alone.
+		w.f.Close()
+		w.f = nil
+	}
+	return nil
+}
+
+func (w *watcher) close() {
+	if w.f != nil {
+		w.f.Close()
+	}
+}

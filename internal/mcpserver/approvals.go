@@ -1,0 +1,244 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// ChildOptions configure the child role's permit tool.
+type ChildOptions struct {
+	Timeout        time.Duration // how long permit waits for a decision
+	OnTimeoutAllow bool          // allow instead of deny when nobody decides
+	Session        string        // recorded as the requests' session
+}
+
+// ChildTools are the tools of `interceptor mcp --role child`: only permit,
+// for Claude Code's --permission-prompt-tool. The child can ask, never
+// answer: no tool of this role decides a request.
+func ChildTools(q *approvals.Store, o ChildOptions) []Tool {
+	if o.Timeout <= 0 {
+		o.Timeout = approvals.DefaultTimeout
+	}
+	return []Tool{{
+		Name: "permit",
+		Description: "Permission prompt for Claude Code (--permission-prompt-tool mcp__<server>__permit): " +
+			"queues the tool call for a supervisor and answers with its decision.",
+		InputSchema: `{"type":"object","properties":{"tool_name":{"type":"string"},"input":{"type":"object"},"tool_use_id":{"type":"string"}},"required":["tool_name","input"]}`,
+		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+			return Result{Text: Permit(ctx, q, o, args)}, nil
+		},
+	}}
+}
+
+// Permit queues one permission prompt and waits for its decision. It
+// returns exactly the JSON Claude Code expects, nothing appended:
+// {"behavior":"allow","updatedInput":{…}} or {"behavior":"deny","message":"…"}.
+// It fails closed: any problem is a deny carrying the problem.
+func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.Result) string {
+	name := args.Get("tool_name")
+	input := args.Get("input")
+	if name.Type != gjson.String || name.Str == "" {
+		return denyJSON("interceptor permit: tool_name is missing; denied")
+	}
+	raw := input.Raw
+	if !input.IsObject() {
+		if input.Exists() && input.Type != gjson.Null {
+			return denyJSON("interceptor permit: input is not an object; denied")
+		}
+		raw = "{}"
+	}
+	session := o.Session
+	if session == "" {
+		session = os.Getenv("CLAUDE_CODE_SESSION_ID")
+	}
+	origin := fmt.Sprintf("mcp permit pid %d", os.Getpid())
+	if id := args.Get("tool_use_id").Str; id != "" {
+		origin += " tool_use_id " + id
+	}
+	req, err := q.Enqueue(approvals.Request{
+		Client: "claude-code", Session: session, Tool: name.Str, Input: raw,
+		Deadline: time.Now().Add(o.Timeout), Origin: origin,
+	})
+	if err != nil {
+		return denyJSON("interceptor permit failed, so the call is denied: " + err.Error())
+	}
+	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	got, err := q.Wait(wctx, req.ID)
+	if err != nil {
+		by := "timeout after " + o.Timeout.String()
+		if ctx.Err() != nil {
+			by = "the client cancelled the call"
+		} else if wctx.Err() == nil {
+			return denyJSON("interceptor permit failed, so the call is denied: " + err.Error())
+		}
+		if got, err = q.Expire(req.ID, by); err != nil {
+			return denyJSON("interceptor permit failed, so the call is denied: " + err.Error())
+		}
+	}
+	switch got.Status {
+	case approvals.Allowed:
+		upd := got.Updated
+		if upd == "" {
+			upd = raw // Claude Code runs the call with updatedInput: send the original
+		}
+		return allowJSON(upd)
+	case approvals.Denied:
+		msg := got.Message
+		if msg == "" {
+			msg = "denied by the supervisor"
+		}
+		return denyJSON(msg)
+	}
+	msg := fmt.Sprintf("no supervisor decided within %s (approval request %s)", o.Timeout, got.ID)
+	if o.OnTimeoutAllow {
+		return allowJSON(raw)
+	}
+	return denyJSON(msg + "; denied")
+}
+
+func allowJSON(input string) string {
+	return `{"behavior":"allow","updatedInput":` + compact(input) + `}`
+}
+
+func denyJSON(message string) string {
+	s, _ := sjson.Set(`{"behavior":"deny"}`, "message", message)
+	return s
+}
+
+// compact drops insignificant whitespace (records keep the input's bytes).
+func compact(raw string) string {
+	if !strings.ContainsAny(raw, "\n\r") {
+		return raw
+	}
+	var b strings.Builder
+	inStr, esc := false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == ' ' || c == '\n' || c == '\r' || c == '\t'):
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// SupervisorTools are the tools of `interceptor mcp --role supervisor`:
+// pending, respond and history.
+func SupervisorTools(q *approvals.Store, by string) []Tool {
+	if by == "" {
+		by = "mcp supervisor"
+	}
+	return []Tool{
+		{
+			Name: "pending",
+			Description: "List the tool calls waiting for your decision (oldest first). With wait_seconds, " +
+				"block until at least one is pending or the time is up (long poll; max 600).",
+			InputSchema: `{"type":"object","properties":{"wait_seconds":{"type":"number","minimum":0,"maximum":600}}}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				wait := args.Get("wait_seconds")
+				if wait.Exists() && wait.Type != gjson.Number && wait.Type != gjson.Null {
+					return Result{}, errors.New("wait_seconds must be a number")
+				}
+				var rs []approvals.Request
+				var err error
+				if secs := wait.Float(); secs > 0 {
+					wctx, cancel := context.WithTimeout(ctx, time.Duration(min(secs, 600)*float64(time.Second)))
+					defer cancel()
+					rs, err = q.WaitPending(wctx)
+				} else {
+					rs, err = q.List(approvals.Filter{Pending: true})
+				}
+				if err != nil {
+					return Result{}, err
+				}
+				return Result{Text: listJSON("pending", rs)}, nil
+			},
+		},
+		{
+			Name: "respond",
+			Description: "Decide a pending request: allow (true) or deny (false), with an optional message the " +
+				"child's model reads and, on allow, optional updated_input (the complete arguments to run with).",
+			InputSchema: `{"type":"object","properties":{"id":{"type":"string"},"allow":{"type":"boolean"},"message":{"type":"string"},"updated_input":{"type":"object"}},"required":["id","allow"]}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				id, allow := args.Get("id"), args.Get("allow")
+				if id.Type != gjson.String {
+					return Result{}, errors.New("id must be a string")
+				}
+				if allow.Type != gjson.True && allow.Type != gjson.False {
+					return Result{}, errors.New("allow must be true or false")
+				}
+				d := approvals.Decision{Allow: allow.Bool(), Message: args.Get("message").Str, By: by}
+				switch u := args.Get("updated_input"); {
+				case u.IsObject():
+					d.UpdatedInput = u.Raw
+				case u.Type == gjson.String && gjson.Valid(u.Str) && gjson.Parse(u.Str).IsObject():
+					d.UpdatedInput = u.Str
+				case u.Exists() && u.Type != gjson.Null:
+					return Result{}, errors.New("updated_input must be an object")
+				}
+				r, err := q.Decide(id.Str, d)
+				if err != nil {
+					if errors.Is(err, approvals.ErrDecided) {
+						return Result{}, fmt.Errorf("%v; this response was not applied", err)
+					}
+					return Result{}, err
+				}
+				out, _ := sjson.Set(`{}`, "id", r.ID)
+				out, _ = sjson.Set(out, "status", string(r.Status))
+				return Result{Text: out}, nil
+			},
+		},
+		{
+			Name:        "history",
+			Description: "The newest requests with their decisions (default 50), oldest first; or one request by id.",
+			InputSchema: `{"type":"object","properties":{"limit":{"type":"integer","minimum":1},"id":{"type":"string"}}}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				if id := args.Get("id"); id.Exists() {
+					r, err := q.Get(id.String())
+					if err != nil {
+						return Result{}, err
+					}
+					return Result{Text: r.JSON()}, nil
+				}
+				limit := int(args.Get("limit").Int())
+				if limit <= 0 {
+					limit = 50
+				}
+				rs, err := q.List(approvals.Filter{Limit: limit})
+				if err != nil {
+					return Result{}, err
+				}
+				return Result{Text: listJSON("requests", rs)}, nil
+			},
+		},
+	}
+}
+
+func listJSON(key string, rs []approvals.Request) string {
+	var b strings.Builder
+	b.WriteString(`{"` + key + `":[`)
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(r.JSON())
+	}
+	b.WriteString("]}")
+	return b.String()
+}

@@ -1,0 +1,272 @@
+// Package mcpserver is a minimal stdio MCP server: newline-delimited
+// JSON-RPC 2.0 on stdin/stdout with initialize, notifications/initialized,
+// ping, tools/list and tools/call (and notifications/cancelled). It is
+// written by hand on gjson/sjson because the MCP Go SDK must not be linked
+// into the hook binary (its package initialization alone costs every hook
+// process about 1.4 ms).
+//
+// Tool calls run concurrently (a supervisor's long-polling pending must not
+// hold up a ping or a respond); replies are written one per line, whole.
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Versions are the protocol revisions this server speaks, newest first.
+var Versions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// MaxMessage bounds one incoming line.
+const MaxMessage = 16 << 20
+
+// Tool is one tool the server offers.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema string // a JSON Schema object, raw JSON
+	// Call runs the tool. A returned error becomes a tool result with
+	// isError set and the error's text (the model sees it); ctx ends when
+	// the client cancels the call or goes away.
+	Call func(ctx context.Context, args gjson.Result) (Result, error)
+}
+
+// Result is a tool result: one text block.
+type Result struct {
+	Text    string
+	IsError bool
+}
+
+// Server is an MCP server over one stream pair.
+type Server struct {
+	Name, Version string
+	Instructions  string
+	Tools         []Tool
+
+	mu  sync.Mutex // serializes writes
+	out io.Writer
+}
+
+// JSON-RPC error codes.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeNoMethod       = -32601
+	codeInvalidParams  = -32602
+)
+
+// Serve reads requests from in until EOF (or ctx ends) and writes replies
+// to out. In-flight tool calls are cancelled at EOF and waited for.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.out = out
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var inflight sync.Map // request id (raw JSON) -> context.CancelFunc
+
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(r)
+		if len(line) > 0 {
+			s.handle(ctx, line, &wg, &inflight)
+		}
+		if err != nil {
+			cancel()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// readLine returns the next non-empty line without its newline; an
+// overlong line is consumed and returned as invalid JSON.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(buf)+len(chunk) <= MaxMessage {
+			buf = append(buf, chunk...)
+		} else if buf != nil {
+			buf = buf[:0:0]
+			buf = append(buf, '!') // too long: reported as a parse error
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		trimmed := trimSpace(buf)
+		if len(trimmed) == 0 && err == nil {
+			buf = buf[:0]
+			continue
+		}
+		return trimmed, err
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, inflight *sync.Map) {
+	if !gjson.ValidBytes(line) {
+		s.replyError("null", codeParse, "parse error: not valid JSON")
+		return
+	}
+	msg := gjson.ParseBytes(line)
+	if !msg.IsObject() {
+		s.replyError("null", codeInvalidRequest, "invalid request: not a JSON-RPC object (batches are not supported)")
+		return
+	}
+	id := msg.Get("id")
+	method := msg.Get("method")
+	if !method.Exists() {
+		return // a response to a request we never send, or junk: ignore
+	}
+	if method.Type != gjson.String {
+		if id.Exists() {
+			s.replyError(id.Raw, codeInvalidRequest, "invalid request: method is not a string")
+		}
+		return
+	}
+	params := msg.Get("params")
+	if !id.Exists() { // a notification
+		if method.Str == "notifications/cancelled" {
+			if c, ok := inflight.Load(params.Get("requestId").Raw); ok {
+				c.(context.CancelFunc)()
+			}
+		}
+		return
+	}
+	if id.Type != gjson.String && id.Type != gjson.Number {
+		s.replyError("null", codeInvalidRequest, "invalid request: id must be a string or a number")
+		return
+	}
+	switch method.Str {
+	case "initialize":
+		s.initialize(id.Raw, params)
+	case "ping":
+		s.replyResult(id.Raw, "{}")
+	case "tools/list":
+		s.toolsList(id.Raw)
+	case "tools/call":
+		name := params.Get("name")
+		var tool *Tool
+		for i := range s.Tools {
+			if s.Tools[i].Name == name.Str {
+				tool = &s.Tools[i]
+			}
+		}
+		if name.Type != gjson.String || tool == nil {
+			s.replyError(id.Raw, codeInvalidParams, fmt.Sprintf("unknown tool %q", name.String()))
+			return
+		}
+		args := params.Get("arguments")
+		if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
+			s.replyError(id.Raw, codeInvalidParams, "arguments must be an object")
+			return
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		inflight.Store(id.Raw, cancel)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer inflight.Delete(id.Raw)
+			defer cancel()
+			s.call(cctx, id.Raw, tool, args)
+		}()
+	default:
+		s.replyError(id.Raw, codeNoMethod, "method not found: "+method.Str)
+	}
+}
+
+func (s *Server) initialize(id string, params gjson.Result) {
+	version := Versions[1]
+	if want := params.Get("protocolVersion").Str; want != "" {
+		for _, v := range Versions {
+			if v == want {
+				version = v
+			}
+		}
+	}
+	res := `{}`
+	res, _ = sjson.Set(res, "protocolVersion", version)
+	res, _ = sjson.SetRaw(res, "capabilities", `{"tools":{"listChanged":false}}`)
+	res, _ = sjson.Set(res, "serverInfo.name", s.Name)
+	res, _ = sjson.Set(res, "serverInfo.version", s.Version)
+	if s.Instructions != "" {
+		res, _ = sjson.Set(res, "instructions", s.Instructions)
+	}
+	s.replyResult(id, res)
+}
+
+func (s *Server) toolsList(id string) {
+	list := `[]`
+	for _, t := range s.Tools {
+		obj := `{}`
+		obj, _ = sjson.Set(obj, "name", t.Name)
+		obj, _ = sjson.Set(obj, "description", t.Description)
+		schema := t.InputSchema
+		if schema == "" || !gjson.Valid(schema) {
+			schema = `{"type":"object"}`
+		}
+		obj, _ = sjson.SetRaw(obj, "inputSchema", schema)
+		list, _ = sjson.SetRaw(list, "-1", obj)
+	}
+	s.replyResult(id, `{"tools":`+list+`}`)
+}
+
+func (s *Server) call(ctx context.Context, id string, t *Tool, args gjson.Result) {
+	var res Result
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		res, err = t.Call(ctx, args)
+	}()
+	if err != nil {
+		res = Result{Text: err.Error(), IsError: true}
+	}
+	block, _ := sjson.Set(`{"type":"text"}`, "text", res.Text)
+	out := `{"content":[` + block + `]}`
+	if res.IsError {
+		out, _ = sjson.SetRaw(out, "isError", "true")
+	}
+	s.replyResult(id, out)
+}
+
+func (s *Server) replyResult(id, result string) {
+	s.write(`{"jsonrpc":"2.0","id":` + id + `,"result":` + result + `}`)
+}
+
+func (s *Server) replyError(id string, code int, message string) {
+	e, _ := sjson.Set(`{}`, "code", code)
+	e, _ = sjson.Set(e, "message", message)
+	s.write(`{"jsonrpc":"2.0","id":` + id + `,"error":` + e + `}`)
+}
+
+func (s *Server) write(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	io.WriteString(s.out, msg+"\n")
+}
