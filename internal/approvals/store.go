@@ -23,7 +23,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -149,7 +149,7 @@ func (s *Store) ensure() error {
 // check refuses an unsafe state or queue dir (see checkDir).
 func (s *Store) check() error {
 	for _, d := range []string{s.StateDir, s.Dir()} {
-		if err := checkDir(d); err != nil {
+		if err := privfs.CheckDir(d); err != nil {
 			return err
 		}
 	}
@@ -469,7 +469,7 @@ func (s *Store) Changes(ctx context.Context, fn func() bool) error {
 
 func (s *Store) locked(fn func() error) error {
 	lockPath := filepath.Join(s.Dir(), lockName)
-	if err := checkLockFile(lockPath); err != nil {
+	if err := privfs.CheckLockFile(lockPath); err != nil {
 		return err
 	}
 	lk := flock.New(lockPath, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
@@ -569,17 +569,9 @@ func (r Request) JSON() string {
 }
 
 func readRequest(path string) (Request, error) {
-	f, err := openFile(path)
+	data, err := privfs.ReadFile(path, "approval record", maxRecord)
 	if err != nil {
 		return Request{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
-	if err != nil {
-		return Request{}, fmt.Errorf("approval record %s: %w", path, err)
-	}
-	if len(data) > maxRecord {
-		return Request{}, fmt.Errorf("approval record %s: larger than %d bytes", path, maxRecord)
 	}
 	return decode(path, data)
 }

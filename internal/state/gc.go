@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func (s *Store) GC(olderThan time.Duration, now time.Time, dryRun bool) (GCResul
 	if olderThan < 0 {
 		return res, errors.New("gc: the age must not be negative")
 	}
-	if err := checkDir(s.Dir); err != nil {
+	if err := privfs.CheckDir(s.Dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return res, nil
 		}
@@ -46,7 +47,7 @@ func (s *Store) GC(olderThan time.Duration, now time.Time, dryRun bool) (GCResul
 	var errs []error
 	for _, k := range keys {
 		dir := filepath.Join(s.Dir, tokensDir, k)
-		if err := checkDir(dir); err != nil {
+		if err := privfs.CheckDir(dir); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}

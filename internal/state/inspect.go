@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func (in Inspection) Safe() bool { return len(in.Problems) == 0 }
 // not a problem: the first capture creates it.
 func Inspect(dir string, now time.Time) Inspection {
 	in := Inspection{Dir: dir}
-	if err := checkDir(dir); err != nil {
+	if err := privfs.CheckDir(dir); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			in.Exists = true
 			in.Problems = append(in.Problems, err.Error())
@@ -57,7 +58,7 @@ func Inspect(dir string, now time.Time) Inspection {
 	}
 	in.Exists = true
 	root := filepath.Join(dir, tokensDir)
-	if err := checkDir(root); err != nil {
+	if err := privfs.CheckDir(root); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			in.Problems = append(in.Problems, err.Error())
 		}
@@ -73,7 +74,7 @@ func Inspect(dir string, now time.Time) Inspection {
 			continue
 		}
 		sd := filepath.Join(root, e.Name())
-		if err := checkDir(sd); err != nil {
+		if err := privfs.CheckDir(sd); err != nil {
 			in.Problems = append(in.Problems, err.Error())
 			continue
 		}
@@ -109,7 +110,7 @@ func inspectServer(dir, key string, now time.Time) (ServerInfo, []string) {
 		}
 		// openFile refuses symlinks, non-regular files, files open to others
 		// or owned by someone else, exactly as the hooks would.
-		f, err := openFile(path)
+		f, err := privfs.OpenFile(path, "token file")
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue

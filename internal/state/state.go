@@ -18,7 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -136,7 +136,7 @@ func (s *Store) checkTree(serverDir string) error {
 		dirs = dirs[:2]
 	}
 	for _, d := range dirs {
-		if err := checkDir(d); err != nil {
+		if err := privfs.CheckDir(d); err != nil {
 			return err
 		}
 	}
@@ -161,20 +161,12 @@ func (s *Store) Get(server, session string) (Record, error) {
 }
 
 func readRecord(path string) (Record, error) {
-	f, err := openFile(path)
+	data, err := privfs.ReadFile(path, "token file", maxRecord)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Record{}, ErrNotFound
 		}
 		return Record{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
-	if err != nil {
-		return Record{}, fmt.Errorf("token file %s: %w", path, err)
-	}
-	if len(data) > maxRecord {
-		return Record{}, fmt.Errorf("token file %s: larger than %d bytes", path, maxRecord)
 	}
 	return parseRecord(path, data)
 }
@@ -438,7 +430,7 @@ func (s *Store) ensureServerDir(server string) (string, error) {
 // ensureDir creates dir with mode 0700 if it is missing (and its parents too
 // when parents is set), then checks that it is safe to use.
 func ensureDir(dir string, parents bool) error {
-	err := checkDir(dir)
+	err := privfs.CheckDir(dir)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -449,7 +441,7 @@ func ensureDir(dir string, parents bool) error {
 	if err := mk(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("state dir %s: %w", dir, err)
 	}
-	return checkDir(dir)
+	return privfs.CheckDir(dir)
 }
 
 // locked runs fn holding the exclusive lock of dir. It waits in a blocking
@@ -457,7 +449,7 @@ func ensureDir(dir string, parents bool) error {
 // which can starve one writer among many; and gives up after LockTimeout.
 func (s *Store) locked(dir string, fn func() error) error {
 	path := filepath.Join(dir, lockFile)
-	if err := checkLockFile(path); err != nil {
+	if err := privfs.CheckLockFile(path); err != nil {
 		return err
 	}
 	lock := flock.New(path, flock.SetPermissions(0o600))

@@ -1,6 +1,6 @@
 //go:build unix
 
-package state
+package privfs
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 	"syscall"
 )
 
-// checkDir refuses a state dir that is a symlink, not a directory, reachable
+// CheckDir refuses a state dir that is a symlink, not a directory, reachable
 // by group or others, or owned by someone else: any of those would let
 // another user read or plant tokens.
-func checkDir(path string) error {
+func CheckDir(path string) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -42,38 +42,39 @@ func checkOwnerMode(what, path string, fi fs.FileInfo, fix string) error {
 	return nil
 }
 
-// openFile opens a token file for reading without following a symlink and
+// OpenFile opens a private file (what names it in errors, e.g. "token
+// file") for reading without following a symlink and
 // without blocking on a FIFO, then checks it is a private regular file.
-func openFile(path string) (*os.File, error) {
+func OpenFile(path, what string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("token file %s is a symlink; refusing to follow it", path)
+			return nil, fmt.Errorf("%s %s is a symlink; refusing to follow it", what, path)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fs.ErrNotExist
 		}
-		return nil, fmt.Errorf("token file %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("token file %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("token file %s is not a regular file (%s)", path, fi.Mode().Type())
+		return nil, fmt.Errorf("%s %s is not a regular file (%s)", what, path, fi.Mode().Type())
 	}
-	if err := checkOwnerMode("token file", path, fi, "600"); err != nil {
+	if err := checkOwnerMode(what, path, fi, "600"); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
 }
 
-// checkLockFile refuses a lock path that is a symlink or not a regular file,
+// CheckLockFile refuses a lock path that is a symlink or not a regular file,
 // so taking the lock can never create or truncate a file elsewhere.
-func checkLockFile(path string) error {
+func CheckLockFile(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

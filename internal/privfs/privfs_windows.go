@@ -1,6 +1,6 @@
 //go:build windows
 
-package state
+package privfs
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 // On Windows the per-user profile directory's ACL keeps other users out;
 // Unix permission bits mean nothing there, so only links and types are checked.
 
-func checkDir(path string) error {
+func CheckDir(path string) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -29,25 +29,25 @@ func checkDir(path string) error {
 	return nil
 }
 
-func openFile(path string) (*os.File, error) {
+func OpenFile(path, what string) (*os.File, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fs.ErrNotExist
 		}
-		return nil, fmt.Errorf("token file %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("token file %s is not a regular file (%s)", path, fi.Mode().Type())
+		return nil, fmt.Errorf("%s %s is not a regular file (%s)", what, path, fi.Mode().Type())
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("token file %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	return f, nil
 }
 
-func checkLockFile(path string) error {
+func CheckLockFile(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
