@@ -30,29 +30,11 @@ func (ClaudeCode) detect(p fields) bool {
 	return false
 }
 
+// claudePhases maps Claude Code's hook event names to phases.
+var claudePhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool, "SessionEnd": PhaseSessionEnd}
+
 func (ClaudeCode) parse(p fields) (*Event, error) {
-	session, err := stringField(p, "session_id")
-	if err != nil {
-		return nil, err
-	}
-	name := p.get("hook_event_name").Str
-	phase := PhaseOther
-	switch name {
-	case "PreToolUse":
-		phase = PhasePreTool
-	case "PostToolUse":
-		phase = PhasePostTool
-	case "SessionEnd":
-		phase = PhaseSessionEnd
-	}
-	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
-	if err != nil {
-		return nil, err
-	}
-	if phase == PhasePostTool {
-		ev.result = func() token.Result { return mcpResult(p.get("tool_response")) }
-	}
-	return ev, nil
+	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result { return mcpResult(p.get("tool_response")) })
 }
 
 // Tool trusts mcp_server.name when Claude Code sends it: it is the server's

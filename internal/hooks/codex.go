@@ -31,29 +31,11 @@ func (Codex) detect(p fields) bool {
 	return false
 }
 
+// codexPhases maps Codex's hook event names to phases.
+var codexPhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool, "SessionEnd": PhaseSessionEnd}
+
 func (Codex) parse(p fields) (*Event, error) {
-	session, err := stringField(p, "session_id")
-	if err != nil {
-		return nil, err
-	}
-	name := p.get("hook_event_name").Str
-	phase := PhaseOther
-	switch name {
-	case "PreToolUse":
-		phase = PhasePreTool
-	case "PostToolUse":
-		phase = PhasePostTool
-	case "SessionEnd":
-		phase = PhaseSessionEnd
-	}
-	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
-	if err != nil {
-		return nil, err
-	}
-	if phase == PhasePostTool {
-		ev.result = func() token.Result { return mcpResult(p.get("tool_response")) }
-	}
-	return ev, nil
+	return namedEvent(p, "session_id", codexPhases, func(p fields) token.Result { return mcpResult(p.get("tool_response")) })
 }
 
 func (Codex) Tool(ev *Event, server string) (string, bool) {

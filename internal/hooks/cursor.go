@@ -30,29 +30,15 @@ func (Cursor) detect(p fields) bool {
 	return p.get("conversation_id").Exists() || p.get("cursor_version").Exists()
 }
 
+// cursorPhases maps Cursor's hook event names to phases.
+var cursorPhases = map[string]Phase{
+	"preToolUse": PhasePreTool, "beforeMCPExecution": PhasePreTool,
+	"postToolUse": PhasePostTool, "afterMCPExecution": PhasePostTool,
+	"sessionEnd": PhaseSessionEnd,
+}
+
 func (Cursor) parse(p fields) (*Event, error) {
-	session, err := stringField(p, "conversation_id")
-	if err != nil {
-		return nil, err
-	}
-	name := p.get("hook_event_name").Str
-	phase := PhaseOther
-	switch name {
-	case "preToolUse", "beforeMCPExecution":
-		phase = PhasePreTool
-	case "postToolUse", "afterMCPExecution":
-		phase = PhasePostTool
-	case "sessionEnd":
-		phase = PhaseSessionEnd
-	}
-	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
-	if err != nil {
-		return nil, err
-	}
-	if phase == PhasePostTool {
-		ev.result = func() token.Result { return mcpResult(cursorOutput(p)) }
-	}
-	return ev, nil
+	return namedEvent(p, "conversation_id", cursorPhases, func(p fields) token.Result { return mcpResult(cursorOutput(p)) })
 }
 
 // cursorOutput is the tool result, parsed when Cursor sent it as a string.

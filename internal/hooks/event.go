@@ -251,6 +251,27 @@ func typeName(v gjson.Result) string {
 	return "missing"
 }
 
+// namedEvent parses the shape Claude Code, Codex, Gemini CLI and Cursor
+// share: a session id at sessionPath, hook_event_name (mapped to a phase by
+// phases; other names are PhaseOther), tool_name and tool_input. result
+// reads a post-tool event's result, on first use.
+func namedEvent(p fields, sessionPath string, phases map[string]Phase, result func(fields) token.Result) (*Event, error) {
+	session, err := stringField(p, sessionPath)
+	if err != nil {
+		return nil, err
+	}
+	name := p.get("hook_event_name").Str
+	phase := phases[name]
+	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
+	if err != nil {
+		return nil, err
+	}
+	if phase == PhasePostTool {
+		ev.result = func() token.Result { return result(p) }
+	}
+	return ev, nil
+}
+
 // toolEvent fills the fields every tool event shares.
 func toolEvent(f fields, phase Phase, name, session, toolPath, inputPath string) (*Event, error) {
 	ev := &Event{Phase: phase, Name: name, Session: session}

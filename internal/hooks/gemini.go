@@ -35,29 +35,11 @@ func (Gemini) detect(p fields) bool {
 	return false
 }
 
+// geminiPhases maps Gemini CLI's hook event names to phases.
+var geminiPhases = map[string]Phase{"BeforeTool": PhasePreTool, "AfterTool": PhasePostTool, "SessionEnd": PhaseSessionEnd}
+
 func (Gemini) parse(p fields) (*Event, error) {
-	session, err := stringField(p, "session_id")
-	if err != nil {
-		return nil, err
-	}
-	name := p.get("hook_event_name").Str
-	phase := PhaseOther
-	switch name {
-	case "BeforeTool":
-		phase = PhasePreTool
-	case "AfterTool":
-		phase = PhasePostTool
-	case "SessionEnd":
-		phase = PhaseSessionEnd
-	}
-	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
-	if err != nil {
-		return nil, err
-	}
-	if phase == PhasePostTool {
-		ev.result = func() token.Result { return geminiResult(p.get("tool_response")) }
-	}
-	return ev, nil
+	return namedEvent(p, "session_id", geminiPhases, func(p fields) token.Result { return geminiResult(p.get("tool_response")) })
 }
 
 // geminiResult reads {llmContent, returnDisplay}; llmContent holds the text

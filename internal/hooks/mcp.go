@@ -83,9 +83,9 @@ func redactContent(blocks gjson.Result, key, tok string) (string, bool) {
 	return out, changed
 }
 
-// sanitizeName spells a server name the way Claude Code, Codex and OpenCode
+// SanitizeName spells a server name the way Claude Code, Codex and OpenCode
 // do inside tool names: anything but letters, digits, '_' and '-' becomes '_'.
-func sanitizeName(s string) string {
+func SanitizeName(s string) string {
 	b := []byte(s)
 	for i, c := range b {
 		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
@@ -98,7 +98,7 @@ func sanitizeName(s string) string {
 // matchMCPName matches the mcp__<server>__<tool> scheme of Claude Code and
 // Codex, and Claude Code's plugin form mcp__plugin_<plugin>_<server>__<tool>.
 func matchMCPName(toolName, server string) (string, bool) {
-	s := sanitizeName(server)
+	s := SanitizeName(server)
 	if s == "" {
 		return "", false
 	}

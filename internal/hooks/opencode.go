@@ -55,7 +55,7 @@ func (OpenCode) parse(p fields) (*Event, error) {
 // server "wf" with tool "admin_x" from server "wf_admin" with tool "x"; the
 // README says so.
 func (OpenCode) Tool(ev *Event, server string) (string, bool) {
-	s := sanitizeName(server)
+	s := SanitizeName(server)
 	if s == "" {
 		return "", false
 	}

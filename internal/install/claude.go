@@ -1,6 +1,7 @@
 package install
 
 import (
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"path/filepath"
 	"regexp"
 )
@@ -28,7 +29,7 @@ func (claudeCode) path(env Env, scope Scope) string {
 // mcpMatcher matches the tools of one server in the mcp__<server>__<tool>
 // scheme of Claude Code and Codex.
 func mcpMatcher(server string) string {
-	return "^mcp__" + regexp.QuoteMeta(sanitizeName(server)) + "__"
+	return "^mcp__" + regexp.QuoteMeta(hooks.SanitizeName(server)) + "__"
 }
 
 func (claudeCode) entries(o Options) []hookEntry {

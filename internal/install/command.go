@@ -189,15 +189,3 @@ func parseHookCommand(cmd string) (HookCommand, bool) {
 func (h HookCommand) serves(server string) bool {
 	return len(h.Servers) == 1 && h.Servers[0] == server
 }
-
-// sanitizeName spells a server name the way Claude Code, Codex and OpenCode
-// do inside tool names: anything but letters, digits, '_' and '-' becomes '_'.
-func sanitizeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
-}

@@ -2,6 +2,7 @@ package install
 
 import (
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -324,7 +325,7 @@ func doctorServer(cr *ClientReport, client, server string, scope Scope, hooks fu
 // tools: when two hooks rewrite the same call's input, Claude Code and Codex
 // keep the last one to finish, and the token may be lost.
 func doctorRace(cr *ClientReport, client, server string, all []foundHook) {
-	sample := "mcp__" + sanitizeName(server) + "__tool"
+	sample := "mcp__" + hooks.SanitizeName(server) + "__tool"
 	for _, h := range all {
 		if h.event != "PreToolUse" || h.command.Sub != "" {
 			continue
@@ -340,7 +341,7 @@ func doctorRace(cr *ClientReport, client, server string, all []foundHook) {
 				cr.add(Warn, "PreToolUse hook %q has a matcher (%q) doctor cannot read; if it fires on %s's tools and rewrites their input, it races interceptor's inject (the last to finish wins)", h.raw, m, server)
 				continue
 			}
-			overlap = re.MatchString(sample) || strings.Contains(m, "mcp__"+sanitizeName(server)+"__")
+			overlap = re.MatchString(sample) || strings.Contains(m, "mcp__"+hooks.SanitizeName(server)+"__")
 		}
 		if overlap {
 			cr.add(Warn, "PreToolUse hook %q also fires on %s's tools: if it rewrites their input too, %s keeps the last one to finish and the token may be lost", h.raw, server, map[string]string{"claude-code": "Claude Code", "codex": "Codex"}[client])

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"path/filepath"
 	"regexp"
 )
@@ -24,7 +25,7 @@ func (gemini) path(env Env, scope Scope) string {
 // and, when that differs, as the other clients sanitize it.
 func geminiMatcher(server string) string {
 	name := regexp.QuoteMeta(server)
-	if s := sanitizeName(server); s != server {
+	if s := hooks.SanitizeName(server); s != server {
 		name = "(" + name + "|" + regexp.QuoteMeta(s) + ")"
 	}
 	return "^mcp_" + name + "_"

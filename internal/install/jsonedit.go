@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"strconv"
 	"strings"
 
@@ -309,37 +310,8 @@ func (e *editor) replace(v span, raw string) {
 }
 
 // jsonString encodes s as a JSON string the way JSON.stringify and
-// serde_json do: only '"', '\' and control characters are escaped.
-func jsonString(s string) string {
-	var sb strings.Builder
-	sb.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			sb.WriteString(`\"`)
-		case '\\':
-			sb.WriteString(`\\`)
-		case '\n':
-			sb.WriteString(`\n`)
-		case '\r':
-			sb.WriteString(`\r`)
-		case '\t':
-			sb.WriteString(`\t`)
-		case '\b':
-			sb.WriteString(`\b`)
-		case '\f':
-			sb.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&sb, `\u%04x`, r)
-			} else {
-				sb.WriteRune(r)
-			}
-		}
-	}
-	sb.WriteByte('"')
-	return sb.String()
-}
+// serde_json do.
+func jsonString(s string) string { return string(rawjson.AppendString(nil, s)) }
 
 // obj builds a compact JSON object from ordered key/raw-value pairs.
 func obj(kv ...string) string {

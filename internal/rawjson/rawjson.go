@@ -149,21 +149,32 @@ func DepthExceeds(data []byte, max int) bool {
 	return false
 }
 
-// AppendString appends s to dst as a JSON string. Bytes >= 0x80 are copied
-// as they are.
+// AppendString appends s to dst as a JSON string, escaped the way
+// JSON.stringify and serde_json do: '"', '\\' and control characters only
+// (\b \f \n \r \t in their short forms). Other bytes are copied as they are.
 func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
+		switch c := s[i]; c {
+		case '"', '\\':
 			dst = append(dst, '\\', c)
-		case c == '\n':
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
 			dst = append(dst, '\\', 'n')
-		case c < 0x20 || c == 0x7f:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
 		default:
-			dst = append(dst, c)
+			if c < 0x20 {
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			} else {
+				dst = append(dst, c)
+			}
 		}
 	}
 	return append(dst, '"')
