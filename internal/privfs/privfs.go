@@ -5,8 +5,11 @@
 package privfs
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 )
 
 // ReadFile reads a private file of at most max bytes through OpenFile. A
@@ -25,4 +28,40 @@ func ReadFile(path, what string, max int) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s: larger than %d bytes", what, path, max)
 	}
 	return data, nil
+}
+
+// CheckDir refuses a state dir that is a symlink, not a directory, reachable
+// by group or others, or owned by someone else: any of those would let
+// another user read or plant tokens. A missing dir is fs.ErrNotExist.
+func CheckDir(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("state dir %s: %w", path, fs.ErrNotExist)
+		}
+		return fmt.Errorf("state dir %s: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("state dir %s is a symlink; refusing to follow it", path)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("state dir %s is not a directory", path)
+	}
+	return checkOwnerMode("state dir", path, fi, "700")
+}
+
+// CheckLockFile refuses a lock path that is a symlink or not a regular file,
+// so taking the lock can never create or truncate a file elsewhere.
+func CheckLockFile(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("lock file %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("lock file %s is not a regular file (%s); refusing to use it", path, fi.Mode().Type())
+	}
+	return nil
 }

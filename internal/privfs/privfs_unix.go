@@ -10,26 +10,8 @@ import (
 	"syscall"
 )
 
-// CheckDir refuses a state dir that is a symlink, not a directory, reachable
-// by group or others, or owned by someone else: any of those would let
-// another user read or plant tokens.
-func CheckDir(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("state dir %s: %w", path, fs.ErrNotExist)
-		}
-		return fmt.Errorf("state dir %s: %w", path, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("state dir %s is a symlink; refusing to follow it", path)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("state dir %s is not a directory", path)
-	}
-	return checkOwnerMode("state dir", path, fi, "700")
-}
-
+// checkOwnerMode refuses a file or dir open to group or others, or owned by
+// another user.
 func checkOwnerMode(what, path string, fi fs.FileInfo, fix string) error {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return fmt.Errorf("%s %s has mode %04o, open to group or others; run: chmod %s %s", what, path, perm, fix, path)
@@ -70,20 +52,4 @@ func OpenFile(path, what string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// CheckLockFile refuses a lock path that is a symlink or not a regular file,
-// so taking the lock can never create or truncate a file elsewhere.
-func CheckLockFile(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("lock file %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("lock file %s is not a regular file (%s); refusing to use it", path, fi.Mode().Type())
-	}
-	return nil
 }
