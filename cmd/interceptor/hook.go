@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
@@ -49,6 +50,11 @@ type hookFunc func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Ou
 func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) (err error) {
 		if io.exit != nil {
+			// A hook process lives for milliseconds and its payload is capped
+			// at 8 MiB: collecting garbage would only cost time (a third of a
+			// 1 MiB call). The memory limit keeps the collector as a backstop.
+			debug.SetGCPercent(-1)
+			debug.SetMemoryLimit(256 << 20)
 			t := time.AfterFunc(hookDeadline, func() {
 				fmt.Fprintf(io.Err, "interceptor: %s: gave up after %s; the tool call proceeds unchanged\n", cmd.Name(), hookDeadline)
 				io.exit(0)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -160,7 +161,8 @@ func Lookup(name string) (Adapter, error) {
 }
 
 // Parse validates a payload and normalizes it. With client nil the client is
-// detected from the payload's fields.
+// detected from the payload's fields. The Event refers into payload, which
+// must not be modified while the Event is in use.
 func Parse(payload []byte, client Adapter) (*Event, error) {
 	if len(bytes.TrimSpace(payload)) == 0 {
 		return nil, errors.New("empty hook payload on stdin")
@@ -171,7 +173,10 @@ func Parse(payload []byte, client Adapter) (*Event, error) {
 	if rawjson.DepthExceeds(payload, MaxDepth) {
 		return nil, fmt.Errorf("hook payload is nested deeper than %d levels", MaxDepth)
 	}
-	s := string(payload) // the one copy; everything after works on substrings
+	// No copy: a hook payload can be megabytes, and every field read after
+	// this is a substring of it. Parse's contract: payload is not modified
+	// while the Event is in use.
+	s := unsafe.String(unsafe.SliceData(payload), len(payload))
 	if !gjson.Valid(s) {
 		return nil, errors.New("hook payload is not valid JSON")
 	}

@@ -112,10 +112,26 @@ func FindInText(text, key string) (string, bool) {
 			return v.Str, true
 		}
 	}
-	for line := range strings.Lines(body) {
+	// Jump from one occurrence of the key to the next (a large result has
+	// thousands of lines and few keys), and look at the line around it.
+	for from := 0; key != ""; {
+		i := strings.Index(body[from:], key)
+		if i < 0 {
+			break
+		}
+		i += from
+		lineStart := strings.LastIndexByte(body[:i], '\n') + 1
+		lineEnd := strings.IndexByte(body[i:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(body)
+		} else {
+			lineEnd += i
+		}
+		line := body[lineStart:lineEnd]
 		if _, start, end, ok := findKeyValue(line, key); ok {
 			return line[start:end], true
 		}
+		from = max(lineEnd, i+1) // a key holding '\n' must still move on
 	}
 	return "", false
 }
