@@ -107,7 +107,6 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		}
 		rows = append(rows, r)
 	}
-	var captures []*row
 	for _, f := range fx {
 		if f.pre {
 			continue
@@ -123,7 +122,6 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		r := &row{kind: "capture", floor: floorAtomic, note: note, c: &candidate{
 			name: "interceptor capture", input: f.label, stdin: f.data, check: noOutput,
 			argv: []string{b.interceptor, "capture", "--server", "wf", "--state-dir", dir}}}
-		captures = append(captures, r)
 		rows = append(rows, r)
 		// Gate: one run, then the store must hold exactly what the fixture carries.
 		if _, _, err := runOnce(r.c); err != nil {

@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,11 +60,7 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	bin = filepath.Join(dir, "interceptor")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", bin, "./cmd/interceptor")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/interceptor")
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
