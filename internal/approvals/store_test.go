@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -163,8 +164,15 @@ func TestStaleAndPrune(t *testing.T) {
 	}
 }
 
-func TestWaitWakesFast(t *testing.T) {
+func TestWaitWakesOnTheDecision(t *testing.T) {
+	// The poll is set to an hour, so only the file-system watch can wake the
+	// waiter. The bound is loose on purpose: the point is what wakes it, not
+	// a wall-clock figure on a busy CI machine (the latency is logged).
+	if runtime.GOOS != "linux" {
+		t.Skip("the watch is inotify; elsewhere the waiter polls")
+	}
 	q := newStore(t)
+	q.Poll = time.Hour
 	r := enqueue(t, q, "t")
 	var decidedAt atomic.Int64
 	go func() {
@@ -172,15 +180,13 @@ func TestWaitWakesFast(t *testing.T) {
 		decidedAt.Store(time.Now().UnixNano())
 		q.Decide(r.ID, Decision{Allow: true, By: "t"})
 	}()
-	got, err := q.Wait(context.Background(), r.ID)
-	woke := time.Since(time.Unix(0, decidedAt.Load()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got, err := q.Wait(ctx, r.ID)
 	if err != nil || got.Status != Allowed {
-		t.Fatalf("wait: %+v %v", got, err)
+		t.Fatalf("wait: %+v %v (with polling off, only the watch can wake it)", got, err)
 	}
-	if woke > 100*time.Millisecond {
-		t.Fatalf("woke %s after the decision, want < 100ms", woke)
-	}
-	t.Logf("woke %s after the decision", woke)
+	t.Logf("woke %s after the decision", time.Since(time.Unix(0, decidedAt.Load())))
 }
 
 func TestWaitSeesEarlyDecision(t *testing.T) {

@@ -340,7 +340,7 @@ func TestStaleLockAfterKill(t *testing.T) {
 	r := run(t, c.post(t, "S", blocked), runOpts{}, args...)
 	hookOK(t, r, 1, "still held by another process after 2s")
 	blockedTook := r.took
-	if r.took < 2*time.Second || r.took > 3500*time.Millisecond {
+	if r.took < 2*time.Second || r.took > 4500*time.Millisecond {
 		t.Errorf("a capture under a held lock took %v; want just over 2 s", r.took)
 	}
 	if got := storeGet(t, dir, "S"); got != first {
@@ -358,7 +358,8 @@ func TestStaleLockAfterKill(t *testing.T) {
 	next := mkToken("stale-next")
 	r = run(t, c.post(t, "S", next), runOpts{}, args...)
 	hookOK(t, r, 0)
-	if r.took > 500*time.Millisecond {
+	// Well under the 2 s a capture waits on a held lock: it did not wait.
+	if r.took > 1500*time.Millisecond {
 		t.Errorf("the first capture after the holder was killed took %v", r.took)
 	}
 	if got := storeGet(t, dir, "S"); got != next {
