@@ -26,6 +26,9 @@ func mustJSON(v any) string {
 // hook under test (the interceptor, or the pass-through of E2E_HOOK).
 func (sc *scenario) install(client string, env []string, args ...string) {
 	sc.t.Helper()
+	if sc.viaProxy {
+		return // a proxy scenario has no hooks
+	}
 	argv := append([]string{"install", client, "--server", "wf", "--bin", sc.hook}, args...)
 	if sc.c.redact {
 		argv = append(argv, "--redact")
@@ -45,7 +48,8 @@ var claudeCode = &client{
 	configure: func(sc *scenario) {
 		servers := map[string]any{}
 		for _, role := range []string{"wf", "other"} {
-			servers[role] = map[string]any{"type": "stdio", "command": bins.tokenServer, "args": sc.serverArgs(role)}
+			cmd, args := sc.serverCommand(role)
+			servers[role] = map[string]any{"type": "stdio", "command": cmd, "args": args}
 		}
 		sc.write(sc.path("mcp.json"), mustJSON(map[string]any{"mcpServers": servers}))
 		sc.install("claude-code", nil) // ~/.claude/settings.json under the scenario's HOME
@@ -70,9 +74,10 @@ var codex = &client{
 		fmt.Fprintf(&toml, "[model_providers.e2e]\nname = \"e2e\"\nbase_url = %q\nenv_key = \"E2E_MODEL_KEY\"\nwire_api = \"responses\"\n\n", sc.baseURL+"/v1")
 		fmt.Fprintf(&toml, "[features]\nplugins = false\n\n")
 		for _, role := range []string{"wf", "other"} {
-			args, _ := json.Marshal(sc.serverArgs(role))
+			cmd, argv := sc.serverCommand(role)
+			args, _ := json.Marshal(argv)
 			// Without an approval mode, approval_policy=never refuses MCP calls.
-			fmt.Fprintf(&toml, "[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n\n", role, bins.tokenServer, args)
+			fmt.Fprintf(&toml, "[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n\n", role, cmd, args)
 		}
 		sc.write(filepath.Join(home, "config.toml"), toml.String())
 		sc.install("codex", []string{"CODEX_HOME=" + home}) // $CODEX_HOME/hooks.json
@@ -91,7 +96,8 @@ var gemini = &client{
 	configure: func(sc *scenario) {
 		servers := map[string]any{}
 		for _, role := range []string{"wf", "other"} {
-			servers[role] = map[string]any{"command": bins.tokenServer, "args": sc.serverArgs(role), "trust": true}
+			cmd, args := sc.serverCommand(role)
+			servers[role] = map[string]any{"command": cmd, "args": args, "trust": true}
 		}
 		sc.write(filepath.Join(sc.home, ".gemini", "settings.json"), mustJSON(map[string]any{
 			"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
@@ -130,7 +136,8 @@ var opencode = &client{
 		sc.install("opencode", nil, "--scope", "project", "--project", sc.proj)
 		mcp := map[string]any{}
 		for _, role := range []string{"wf", "other"} {
-			mcp[role] = map[string]any{"type": "local", "command": append([]string{bins.tokenServer}, sc.serverArgs(role)...), "enabled": true}
+			cmd, args := sc.serverCommand(role)
+			mcp[role] = map[string]any{"type": "local", "command": append([]string{cmd}, args...), "enabled": true}
 		}
 		sc.write(filepath.Join(sc.proj, "opencode.json"), mustJSON(map[string]any{
 			"$schema": "https://opencode.ai/config.json",

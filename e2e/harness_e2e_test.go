@@ -55,6 +55,10 @@ type scenario struct {
 	sessions   int
 	structured bool
 	hook       string // binary the hooks run
+	// viaProxy: no hooks are installed; the client launches the wf server
+	// as `interceptor proxy --server-name wf -- <token server> ...` (the
+	// other server stays direct).
+	viaProxy bool
 
 	dir, home, proj, stateDir, serverLog, recordDir, debugLog string
 	model                                                     *fakemodel.Server
@@ -89,11 +93,30 @@ func (sc *scenario) serverArgs(role string) []string {
 	if sc.structured {
 		args = append(args, "--structured")
 	}
-	if sc.c.tokenOptional {
+	if sc.c.tokenOptional && !sc.viaProxy {
 		args = append(args, "--token-optional")
 	}
 	return args
 }
+
+// serverCommand is the command and arguments a client launches for the MCP
+// server role: the token server, or, for wf in a proxy scenario, the
+// interceptor proxy in front of it. E2E_PROXY_BYPASS=1 (for checking the
+// suite itself) launches the token server directly there too: every proxy
+// scenario must then fail.
+func (sc *scenario) serverCommand(role string) (string, []string) {
+	if sc.viaProxy && role == wfserver.RoleWF && os.Getenv("E2E_PROXY_BYPASS") != "" {
+		sc.t.Logf("E2E_PROXY_BYPASS: the client launches the wf server directly, without the proxy")
+	} else if sc.viaProxy && role == wfserver.RoleWF {
+		return bins.interceptor, append([]string{"proxy", "--server-name", role, "--", bins.tokenServer}, sc.serverArgs(role)...)
+	}
+	return bins.tokenServer, sc.serverArgs(role)
+}
+
+// redact reports whether no model request may contain a token: the hooks
+// redact results the client lets them rewrite, and the proxy redacts every
+// result before the client sees it.
+func (sc *scenario) redact() bool { return sc.c.redact || sc.viaProxy }
 
 // hookBin is the binary the hooks run: interceptor, or E2E_HOOK (relative
 // to the repository root) for checking the suite itself: with
@@ -137,7 +160,13 @@ func clientBin(name string) string { return filepath.Join(bins.clients, "node_mo
 // runScenario configures the client, runs `sessions` sessions of it at once
 // against a fresh fake model and token server log, and checks the outcome.
 func runScenario(t *testing.T, c *client, sessions int, structured bool) {
-	sc := &scenario{t: t, c: c, sessions: sessions, structured: structured, hook: hookBin(t)}
+	runScenarioWith(t, &scenario{t: t, c: c, sessions: sessions, structured: structured, hook: hookBin(t)})
+}
+
+// runScenarioWith runs the scenario sc (t, c, sessions, structured, hook
+// and viaProxy set; the rest is filled in here).
+func runScenarioWith(t *testing.T, sc *scenario) {
+	c, sessions := sc.c, sc.sessions
 	if os.Getenv("E2E_KEEP") != "" {
 		dir, err := os.MkdirTemp("", "interceptor-e2e-"+strings.ReplaceAll(t.Name(), "/", "-")+"-")
 		if err != nil {
@@ -257,11 +286,15 @@ func (sc *scenario) check() {
 		t.Errorf("server: %s", p)
 	}
 
-	files, probs := verify.StateFiles(sc.stateDir)
-	for _, p := range probs {
-		t.Errorf("state: %s", p)
+	if sc.viaProxy {
+		sc.checkProxy() // tool schemas; no state files without --persist
+	} else {
+		files, probs := verify.StateFiles(sc.stateDir)
+		for _, p := range probs {
+			t.Errorf("state: %s", p)
+		}
+		t.Logf("state files: %s", strings.Join(files, ", "))
 	}
-	t.Logf("state files: %s", strings.Join(files, ", "))
 
 	sc.checkModelRequests(verify.Tokens(recs))
 
@@ -302,7 +335,7 @@ func (sc *scenario) checkModelRequests(tokens []string) {
 			continue
 		}
 		leaky++
-		if !sc.c.redact {
+		if !sc.redact() {
 			continue
 		}
 		for _, l := range leaks {
@@ -318,7 +351,7 @@ func (sc *scenario) checkModelRequests(tokens []string) {
 	if scripted < sc.sessions {
 		t.Errorf("only %d model request(s) came after the last tool call, want at least %d (one per session): the token checks of model requests would be vacuous", scripted, sc.sessions)
 	}
-	if !sc.c.redact {
+	if !sc.redact() {
 		t.Logf("a token was visible to the model in %d of %d requests (expected: %s cannot rewrite tool results)", leaky, len(reqs), sc.c.name)
 	}
 }

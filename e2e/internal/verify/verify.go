@@ -253,3 +253,99 @@ func StateFiles(dir string) ([]string, []string) {
 	}
 	return files, probs
 }
+
+// ToolSchemas returns the input schema of every tool a model request offers,
+// keyed by the tool's name as the model sees it (a Responses API namespace
+// tool as "<namespace>__<name>", e.g. mcp__wf__next_step). It reads the
+// tool definitions of the Anthropic Messages API (tools[].input_schema), the
+// OpenAI Chat Completions API (tools[].function.parameters), the Responses
+// API (tools[].parameters, namespaces' tools[].tools[]) and the Gemini API
+// (tools[].functionDeclarations[].parameters or .parametersJsonSchema).
+// Descriptions are not part of the schema; the conversation is not looked at.
+func ToolSchemas(body []byte) map[string]any {
+	var doc struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	out := map[string]any{}
+	if json.Unmarshal(body, &doc) != nil {
+		return out
+	}
+	var add func(prefix string, t map[string]any)
+	add = func(prefix string, t map[string]any) {
+		if fn, ok := t["function"].(map[string]any); ok { // chat
+			add(prefix, fn)
+			return
+		}
+		if decls, ok := t["functionDeclarations"].([]any); ok { // gemini
+			for _, d := range decls {
+				if m, ok := d.(map[string]any); ok {
+					add(prefix, m)
+				}
+			}
+			return
+		}
+		name, _ := t["name"].(string)
+		if sub, ok := t["tools"].([]any); ok && name != "" { // responses namespace
+			for _, s := range sub {
+				if m, ok := s.(map[string]any); ok {
+					add(prefix+name+"__", m)
+				}
+			}
+			return
+		}
+		if name == "" {
+			return
+		}
+		for _, k := range []string{"input_schema", "parameters", "parametersJsonSchema", "inputSchema"} {
+			if s, ok := t[k]; ok {
+				out[prefix+name] = s
+				return
+			}
+		}
+		out[prefix+name] = nil // a tool without a schema
+	}
+	for _, t := range doc.Tools {
+		add("", t)
+	}
+	return out
+}
+
+// SchemaMentions returns the places where schema declares arg: as a
+// property name (at any depth) or in a "required" list. Descriptions that
+// merely mention it do not count.
+func SchemaMentions(schema any, arg string) []string {
+	var out []string
+	var rec func(v any, path string)
+	rec = func(v any, path string) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				p := path + "." + k
+				if props, ok := x[k].(map[string]any); ok && k == "properties" {
+					if _, has := props[arg]; has {
+						out = append(out, p+"."+arg)
+					}
+				}
+				if req, ok := x[k].([]any); ok && k == "required" {
+					for i, e := range req {
+						if e == arg {
+							out = append(out, fmt.Sprintf("%s[%d]", p, i))
+						}
+					}
+				}
+				rec(x[k], p)
+			}
+		case []any:
+			for i, e := range x {
+				rec(e, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	rec(schema, "")
+	return out
+}

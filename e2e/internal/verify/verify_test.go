@@ -184,3 +184,38 @@ func TestStateFiles(t *testing.T) {
 	_, probs := StateFiles(dir)
 	wantProblem(t, probs, "loose has mode 0644")
 }
+
+func TestToolSchemas(t *testing.T) {
+	schema := `{"type":"object","properties":{"step":{"type":"string","description":"uses session_token"},"session_token":{"type":"string"}},"required":["step","session_token"]}`
+	bodies := map[string]string{
+		"anthropic": `{"tools":[{"name":"mcp__wf__next_step","description":"Requires session_token","input_schema":` + schema + `}]}`,
+		"chat":      `{"tools":[{"type":"function","function":{"name":"wf_next_step","parameters":` + schema + `}}]}`,
+		"responses": `{"tools":[{"type":"namespace","name":"mcp__wf","tools":[{"type":"function","name":"next_step","parameters":` + schema + `}]}]}`,
+		"gemini":    `{"tools":[{"functionDeclarations":[{"name":"mcp_wf_next_step","parametersJsonSchema":` + schema + `}]}]}`,
+	}
+	want := map[string]string{"anthropic": "mcp__wf__next_step", "chat": "wf_next_step", "responses": "mcp__wf__next_step", "gemini": "mcp_wf_next_step"}
+	for api, body := range bodies {
+		got := ToolSchemas([]byte(body))
+		s, ok := got[want[api]]
+		if !ok {
+			t.Errorf("%s: no schema for %s in %v", api, want[api], got)
+			continue
+		}
+		if m := SchemaMentions(s, "session_token"); len(m) != 2 {
+			t.Errorf("%s: mentions %v, want the property and the required entry", api, m)
+		}
+	}
+	clean := `{"type":"object","properties":{"step":{"type":"string","description":"the session_token is added for you"}},"required":["step"]}`
+	if m := SchemaMentions(mustParse(t, clean), "session_token"); len(m) != 0 {
+		t.Errorf("a description mentioning the argument counted: %v", m)
+	}
+}
+
+func mustParse(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
