@@ -89,7 +89,7 @@ proxy's; its stderr passes through.`,
 					hdrs = append(hdrs, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
 				}
 				if runHTTP == nil {
-					return errors.New("proxy: --url: this interceptor is built without the HTTP side (build it with -tags proxyhttp)")
+					return errors.New("proxy: --url: this binary has no HTTP relay (it would slow every hook's start-up); use interceptor-http from the same release, or build with -tags proxyhttp")
 				}
 				code, err = runHTTP(rw, url, hdrs, io, sigs, grace)
 			} else {
