@@ -19,6 +19,7 @@ type installFlags struct {
 	dryRun  bool
 	bin     string
 	hook    install.HookOptions
+	approve install.ApproveOptions
 }
 
 func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
@@ -37,6 +38,9 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl.StringSliceVar(&f.hook.SkipTools, "skip-tool", nil, "pass --skip-tool to the hooks (repeatable)")
 	fl.StringSliceVar(&f.hook.KeepIf, "keep-if", nil, "pass --keep-if to the hooks (repeatable)")
 	fl.StringVar(&f.hook.StateDir, "state-dir", "", "pass --state-dir to the hooks (made absolute)")
+	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
+	fl.DurationVar(&f.approve.Timeout, "approve-timeout", 0, "with --approve: approve's --timeout (default 5m); the client's hook timeout is set 30s longer")
+	fl.StringVar(&f.approve.Match, "approve-match", "", "with --approve: approve's --match REGEX on the client's tool names (default: the server's tools)")
 }
 
 // noEnv replaces the root's INTERCEPTOR_<FLAG> handling for install and
@@ -59,7 +63,13 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 	if err != nil {
 		return install.Options{}, install.Env{}, err
 	}
-	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, DryRun: f.dryRun}
+	if !f.approve.On && (cmd.Flags().Changed("approve-timeout") || cmd.Flags().Changed("approve-match")) {
+		return install.Options{}, install.Env{}, errors.New("--approve-timeout and --approve-match need --approve")
+	}
+	if cmd.Flags().Changed("approve-timeout") && f.approve.Timeout <= 0 {
+		return install.Options{}, install.Env{}, errors.New("--approve-timeout must be positive")
+	}
+	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun}
 	if !cmd.Flags().Changed("skip-tool") {
 		o.Hook.SkipTools = nil
 	}
@@ -114,10 +124,23 @@ server's tools, and the hook options given here (--redact, --arg,
 install reads no INTERCEPTOR_* variables: the hooks get only what is on
 this command line.
 
+--approve adds a pre-tool 'interceptor approve' hook in front of inject
+(docs/approvals.md): each call to the server's tools waits until a
+supervisor allows or denies it. --approve-timeout is how long it waits
+(approve's --timeout, default 5m); the client's own hook timeout is set to
+that plus 30 s (seconds for Claude Code, Codex and Cursor, milliseconds for
+Gemini CLI), since a client that kills the hook runs the tool unapproved.
+--approve-match REGEX limits it to the tool names matching (default: the
+server's tools; for Cursor, every MCP tool, as Cursor's tool names need not
+name the server; for OpenCode it fills the shim's APPROVE_ARGS). Installing
+again without --approve leaves an approve hook in place; uninstall removes
+it with the others.
+
 Codex runs new or changed hooks only after you trust them (/hooks in
 codex); run 'interceptor doctor' to check.`,
 		Example: `  interceptor install claude-code --server wf --redact
   interceptor install codex --server wf --scope project --dry-run
+  interceptor install claude-code --server wf --approve --approve-timeout 10m
   interceptor install opencode --server wf --redact --skip-tool start_session --skip-tool resume`,
 		Args:              clientArg,
 		ValidArgs:         install.Clients(),

@@ -4,6 +4,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"path/filepath"
 	"regexp"
+	"time"
 )
 
 // claudeCode edits Claude Code's settings.json (observed with 2.1.328):
@@ -39,11 +40,30 @@ func (claudeCode) entries(o Options) []hookEntry {
 		capture = append(append([]string{}, opts...), "--redact")
 	}
 	m := mcpMatcher(o.Server)
-	return []hookEntry{
+	out := []hookEntry{
 		{event: "PreToolUse", sub: "inject", matcher: m, command: commandFor(o, "claude-code", "inject", opts), timeout: claudeTimeout},
 		{event: "PostToolUse", sub: "capture", matcher: m, command: commandFor(o, "claude-code", "capture", capture), timeout: claudeTimeout},
 		{event: "SessionEnd", sub: "clear", command: commandFor(o, "claude-code", "clear", stateDirArgs(o.Hook)), timeout: claudeTimeout},
 	}
+	return withApprove(out, o, "claude-code", "", time.Second)
+}
+
+// withApprove adds, with --approve, the approve entry after the inject
+// entry (mergeHooks puts it in front of the inject hook). match is approve's
+// default --match ("" when the client's matcher already picks the server's
+// tools); unit is the client's hook timeout unit.
+func withApprove(entries []hookEntry, o Options, client, match string, unit time.Duration) []hookEntry {
+	if !o.Approve.On {
+		return entries
+	}
+	for i, en := range entries {
+		if en.sub == "inject" {
+			a := hookEntry{event: en.event, sub: "approve", matcher: en.matcher,
+				command: shellJoin(approveArgv(o, client, match)), timeout: approveHookTimeout(o, unit)}
+			return append(entries[:i+1], append([]hookEntry{a}, entries[i+1:]...)...)
+		}
+	}
+	return entries
 }
 
 // stateDirArgs are the options clear takes: only the state dir.

@@ -2,6 +2,7 @@ package install
 
 import (
 	"path/filepath"
+	"time"
 )
 
 // codex edits Codex CLI's hooks.json (observed with 0.169.0): the same
@@ -30,10 +31,10 @@ func codexHome(env Env) string {
 func (codex) entries(o Options) []hookEntry {
 	opts := o.Hook.args()
 	m := mcpMatcher(o.Server)
-	return []hookEntry{
+	return withApprove([]hookEntry{
 		{event: "PreToolUse", sub: "inject", matcher: m, command: commandFor(o, "codex", "inject", opts), timeout: claudeTimeout},
 		{event: "PostToolUse", sub: "capture", matcher: m, command: commandFor(o, "codex", "capture", opts), timeout: claudeTimeout},
-	}
+	}, o, "codex", "", time.Second)
 }
 
 func (c codex) merge(path string, doc []byte, o Options) ([]byte, []string, error) {

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
 )
 
 // HookOptions are the hook flags passed through into the commands install
@@ -140,14 +143,15 @@ func shellSplit(s string) (words []string, ok bool) {
 // HookCommand is an interceptor hook command found in a config.
 type HookCommand struct {
 	Bin     string   // the binary as written
-	Sub     string   // inject, capture or clear
+	Sub     string   // inject, capture, clear or approve
 	Servers []string // its --server values
 	Argv    []string
 }
 
 // parseHookCommand recognizes a command that runs interceptor as a hook:
 // the binary's name starts with "interceptor" and the first word after it is
-// inject, capture or clear.
+// inject, capture, clear or approve (approve has no --server: install ties
+// it to a server by where it stands, see ownedApprove).
 func parseHookCommand(cmd string) (HookCommand, bool) {
 	argv, ok := shellSplit(cmd)
 	if !ok || len(argv) < 2 {
@@ -158,7 +162,7 @@ func parseHookCommand(cmd string) (HookCommand, bool) {
 		return HookCommand{}, false
 	}
 	switch argv[1] {
-	case "inject", "capture", "clear":
+	case "inject", "capture", "clear", "approve":
 	default:
 		return HookCommand{}, false
 	}
@@ -188,4 +192,51 @@ func parseHookCommand(cmd string) (HookCommand, bool) {
 // install writes. Hand-written hooks for several servers are left alone.
 func (h HookCommand) serves(server string) bool {
 	return len(h.Servers) == 1 && h.Servers[0] == server
+}
+
+// ApproveOptions ask install for an `interceptor approve` pre-tool hook in
+// front of inject (docs/approvals.md).
+type ApproveOptions struct {
+	On      bool
+	Timeout time.Duration // approve's --timeout; 0: approve's default, left out
+	Match   string        // approve's --match; "": the server's tools
+}
+
+// approveArgv is the approve hook's command line. match is what --match
+// gets ("" = none: the client's matcher already picks the server's tools).
+func approveArgv(o Options, client, match string) []string {
+	argv := []string{o.Bin, "approve", "--client", client}
+	if o.Approve.Match != "" {
+		match = o.Approve.Match
+	}
+	if match != "" {
+		argv = append(argv, "--match", match)
+	}
+	if o.Approve.Timeout > 0 {
+		argv = append(argv, "--timeout", shortDuration(o.Approve.Timeout))
+	}
+	if o.Hook.StateDir != "" {
+		argv = append(argv, "--state-dir", o.Hook.StateDir)
+	}
+	return argv
+}
+
+// approveHookTimeout is the client hook timeout an approve hook needs, in
+// the client's unit (unit: time.Second or time.Millisecond), rounded up.
+func approveHookTimeout(o Options, unit time.Duration) int {
+	d := approvals.MinHookTimeout(o.Approve.Timeout)
+	return int((d + unit - 1) / unit)
+}
+
+// shortDuration spells d as time.ParseDuration reads it, without zero
+// trailing units: 10m, not 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package install
 
 import (
 	"path/filepath"
+	"time"
 )
 
 // cursor edits Cursor's hooks.json (documented only, never run against a
@@ -9,6 +10,9 @@ import (
 // "postToolUse":[{"command"}]}}. There is no matcher: the binary itself
 // leaves other servers' tools alone.
 type cursor struct{}
+
+// cursorApproveMatch is approve's default --match for Cursor: MCP tools.
+const cursorApproveMatch = "^MCP:"
 
 const cursorNewDoc = "{\n  \"version\": 1\n}\n"
 
@@ -25,10 +29,13 @@ func (cursor) entries(o Options) []hookEntry {
 	if o.Hook.Redact {
 		capture = append(append([]string{}, opts...), "--redact")
 	}
-	return []hookEntry{
+	// No matcher, and Cursor's MCP tool names ("MCP:<tool>") need not name
+	// the server: approve asks for every MCP tool unless --approve-match
+	// says otherwise. Cursor documents the hook timeout in seconds.
+	return withApprove([]hookEntry{
 		{event: "preToolUse", sub: "inject", command: commandFor(o, "cursor", "inject", opts)},
 		{event: "postToolUse", sub: "capture", command: commandFor(o, "cursor", "capture", capture)},
-	}
+	}, o, "cursor", cursorApproveMatch, time.Second)
 }
 
 func (c cursor) merge(path string, doc []byte, o Options) ([]byte, []string, error) {

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/tidwall/gjson"
 )
 
 // Levels of a doctor finding.
@@ -244,6 +246,11 @@ func doctorClient(env Env, name string) ClientReport {
 			doctorRace(&cr, name, s, all)
 		}
 	}
+	for _, m := range ours {
+		if m.found.command.Sub == "approve" {
+			doctorApproveTimeout(&cr, name, m.found, m.path)
+		}
+	}
 	if name == "codex" {
 		for i := range ours {
 			doctorCodexTrust(&cr, env, ours[i].found, ours[i].report, ours[i].path, ours[i].scope)
@@ -349,6 +356,55 @@ func doctorRace(cr *ClientReport, client, server string, all []foundHook) {
 	}
 }
 
+// hookTimeoutUnits are the clients' hook timeout units and their defaults
+// when a hook sets none (0: not documented). Claude Code: 60 s (its hooks
+// documentation); Codex: 600 s (its hooks documentation; the field is
+// "timeout", serde-renamed from timeout_sec); Gemini CLI 0.61.0:
+// DEFAULT_HOOK_TIMEOUT = 60000 ms in its bundle; Cursor: seconds, default
+// not documented.
+var hookTimeoutUnits = map[string]struct {
+	unit    time.Duration
+	name    string
+	deflt   time.Duration
+	display string
+}{
+	"claude-code": {time.Second, "s", 60 * time.Second, "Claude Code"},
+	"codex":       {time.Second, "s", 600 * time.Second, "Codex"},
+	"gemini":      {time.Millisecond, "ms", 60 * time.Second, "Gemini CLI"},
+	"cursor":      {time.Second, "s", 0, "Cursor"},
+}
+
+// doctorApproveTimeout checks that the client lets an approve hook run
+// past its --timeout: one it kills earlier runs the tool unapproved.
+func doctorApproveTimeout(cr *ClientReport, client string, f foundHook, path string) {
+	u, known := hookTimeoutUnits[client]
+	if !known {
+		return
+	}
+	d, ok := approvals.ApproveTimeout(f.command.Argv, os.Getenv)
+	if !ok {
+		cr.add(Warn, "%s: cannot read the --timeout of the approve hook %q; check that %s lets it run longer than its --timeout plus %s", path, f.raw, u.display, approvals.HookMargin)
+		return
+	}
+	need := approvals.MinHookTimeout(d)
+	want := int64((need + u.unit - 1) / u.unit)
+	to := f.hook.Get("timeout")
+	switch {
+	case to.Exists() && to.Type != gjson.Number:
+		cr.add(Fail, "%s: the approve hook's timeout %s is not a number; set \"timeout\": %d (%s), or %s may kill it and run the tool unapproved", path, to.Raw, want, u.name, u.display)
+	case to.Exists() && time.Duration(to.Float()*float64(u.unit)) < need:
+		cr.add(Fail, "%s: the approve hook waits up to %s (--timeout) but %s kills it after %s%s and runs the tool UNAPPROVED: set \"timeout\": %d (or reinstall with --approve)", path, d, u.display, to.Raw, u.name, want)
+	case to.Exists():
+		cr.add(OK, "%s: the approve hook's timeout (%s%s) covers its --timeout %s", path, to.Raw, u.name, d)
+	case u.deflt == 0:
+		cr.add(Warn, "%s: the approve hook sets no timeout and %s's default is not documented: set \"timeout\": %d (%s), or it may kill the hook and run the tool unapproved", path, u.display, want, u.name)
+	case u.deflt < need:
+		cr.add(Fail, "%s: the approve hook sets no timeout, so %s kills it after its default %s and runs the tool UNAPPROVED before its --timeout %s: set \"timeout\": %d (or reinstall with --approve)", path, u.display, u.deflt, d, want)
+	default:
+		cr.add(OK, "%s: the approve hook sets no timeout; %s's default %s covers its --timeout %s", path, u.display, u.deflt, d)
+	}
+}
+
 // doctorCodexTrust checks Codex's trust record of one hook.
 func doctorCodexTrust(cr *ClientReport, env Env, f foundHook, rep *HookReport, path string, scope Scope) {
 	config := filepath.Join(codexHome(env), "config.toml")
@@ -414,6 +470,9 @@ func doctorShim(cr *ClientReport, path, doc string) []HookReport {
 	}
 	h := HookReport{Event: "tool.execute.before/after", Kind: "plugin", Servers: servers, Command: c.bin, Bin: c.bin, BinOK: binOK(c.bin)}
 	cr.add(OK, "server(s) %s: plugin shim installed in %s", strings.Join(servers, ", "), path)
+	if len(c.approveArgs) > 0 {
+		cr.add(Info, "%s runs approve before inject (APPROVE_ARGS %s)", path, strings.Join(c.approveArgs, " "))
+	}
 	if !h.BinOK {
 		cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, c.bin)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"path/filepath"
 	"regexp"
+	"time"
 )
 
 // gemini edits Gemini CLI's settings.json (observed with 0.61.0):
@@ -34,10 +35,10 @@ func geminiMatcher(server string) string {
 func (gemini) entries(o Options) []hookEntry {
 	opts := o.Hook.args()
 	m := geminiMatcher(o.Server)
-	return []hookEntry{
+	return withApprove([]hookEntry{
 		{event: "BeforeTool", sub: "inject", matcher: m, command: commandFor(o, "gemini", "inject", opts), timeout: geminiTimeout},
 		{event: "AfterTool", sub: "capture", matcher: m, command: commandFor(o, "gemini", "capture", opts), timeout: geminiTimeout},
-	}
+	}, o, "gemini", "", time.Millisecond)
 }
 
 func (g gemini) merge(path string, doc []byte, o Options) ([]byte, []string, error) {

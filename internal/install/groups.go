@@ -15,41 +15,50 @@ func isWindows() bool { return runtime.GOOS == "windows" }
 // with a matcher (Claude Code, Codex, Gemini CLI) or alone (Cursor).
 type hookEntry struct {
 	event   string
-	sub     string // inject, capture, clear
+	sub     string // inject, capture, clear, approve
 	matcher string // "" = no matcher (fires for every tool / event)
 	command string
 	timeout int // 0 = none written
 }
 
-// groupRaw is the compact JSON of the entry's matcher group.
-func (h hookEntry) groupRaw() string {
+// hookRaw is the compact JSON of the entry's hook object in a group.
+func (h hookEntry) hookRaw() string {
 	hook := []string{"type", jsonString("command"), "command", jsonString(h.command)}
 	if h.timeout > 0 {
 		hook = append(hook, "timeout", strconv.Itoa(h.timeout))
 	}
+	return obj(hook...)
+}
+
+// groupRaw is the compact JSON of the entry's matcher group.
+func (h hookEntry) groupRaw() string {
 	var kv []string
 	if h.matcher != "" {
 		kv = append(kv, "matcher", jsonString(h.matcher))
 	}
-	kv = append(kv, "hooks", "["+obj(hook...)+"]")
+	kv = append(kv, "hooks", "["+h.hookRaw()+"]")
 	return obj(kv...)
 }
 
 // flatRaw is Cursor's hook object.
 func (h hookEntry) flatRaw() string {
+	if h.timeout > 0 {
+		return obj("command", jsonString(h.command), "timeout", strconv.Itoa(h.timeout))
+	}
 	return obj("command", jsonString(h.command))
 }
 
 // foundHook is an interceptor hook located in a config.
 type foundHook struct {
-	event   string
-	group   int // index in the event's array
-	index   int // index in the group's hooks (-1 for flat configs)
-	command HookCommand
-	raw     string // the command as written
-	cmdSpan span
-	matcher *string
-	hook    gjson.Result // the hook object
+	event     string
+	group     int // index in the event's array
+	index     int // index in the group's hooks (-1 for flat configs)
+	command   HookCommand
+	raw       string // the command as written
+	cmdSpan   span
+	matcher   *string
+	hook      gjson.Result // the hook object
+	hookStart int          // the hook object's offset in the document
 }
 
 // hooksObject returns the top-level "hooks" object, if there is one.
@@ -132,7 +141,7 @@ func visit(e *editor, event string, gi, hi int, matcher *string, cm member, hook
 		return true
 	}
 	f := foundHook{event: event, group: gi, index: hi, raw: v.Str, cmdSpan: cm.val, matcher: matcher,
-		hook: gjson.ParseBytes(e.doc[hook.start:hook.end])}
+		hook: gjson.ParseBytes(e.doc[hook.start:hook.end]), hookStart: hook.start}
 	f.command, _ = parseHookCommand(v.Str)
 	return fn(f)
 }
@@ -147,6 +156,12 @@ func mergeHooks(path string, doc []byte, entries []hookEntry, server string, fla
 		hooks, ok, err := hooksObject(path, e)
 		if err != nil {
 			return nil, err
+		}
+		if en.sub == "approve" {
+			if err := mergeApprove(path, e, hooks, ok, en, server, flat); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		raw := en.groupRaw()
 		if flat {
@@ -212,14 +227,17 @@ func unmergeHooks(path string, doc []byte, server string, backup []byte) ([]byte
 		if !ok {
 			return e.doc, nil
 		}
-		var target *foundHook
-		eachHook(e, hooks, func(h foundHook) bool {
-			if h.command.serves(server) {
-				target = &h
-				return false
-			}
-			return true
-		})
+		// The server's approve hooks first: they are found through its inject.
+		target := ownedApprove(e, hooks, server)
+		if target == nil {
+			eachHook(e, hooks, func(h foundHook) bool {
+				if h.command.serves(server) {
+					target = &h
+					return false
+				}
+				return true
+			})
+		}
 		if target == nil {
 			return e.doc, nil
 		}
@@ -340,4 +358,109 @@ func gjsonEscape(k string) string {
 		sb.WriteRune(r)
 	}
 	return sb.String()
+}
+
+// ownedApprove finds the approve hook install wrote for server: approve has
+// no --server, so it is the one in the same group as the server's inject
+// hook (Claude Code, Codex, Gemini CLI), or the entry right before it in the
+// same event list (Cursor).
+func ownedApprove(e *editor, hooks container, server string) *foundHook {
+	var inject *foundHook
+	eachHook(e, hooks, func(h foundHook) bool {
+		if h.command.Sub == "inject" && h.command.serves(server) {
+			inject = &h
+			return false
+		}
+		return true
+	})
+	if inject == nil {
+		return nil
+	}
+	var found *foundHook
+	eachHook(e, hooks, func(h foundHook) bool {
+		if h.command.Sub != "approve" || h.event != inject.event {
+			return true
+		}
+		if inject.index >= 0 && h.index >= 0 && h.group == inject.group ||
+			inject.index < 0 && h.index < 0 && h.group == inject.group-1 {
+			found = &h
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// mergeApprove puts the approve entry in front of the server's inject hook
+// (merged before it): in its group, or right before it in a flat list. An
+// approve hook already there gets the new command, and the entry's timeout
+// when its own is missing or shorter.
+func mergeApprove(path string, e *editor, hooks container, ok bool, en hookEntry, server string, flat bool) error {
+	if !ok {
+		return fmt.Errorf("%s: no inject hook to put the approve hook in front of", path)
+	}
+	if h := ownedApprove(e, hooks, server); h != nil {
+		if h.raw != en.command {
+			e.replace(h.cmdSpan, jsonString(en.command))
+		}
+		if en.timeout <= 0 {
+			return nil
+		}
+		// Re-find it: the replace moved the offsets.
+		h = ownedApprove(e, hooks2(e), server)
+		if h == nil {
+			return fmt.Errorf("%s: lost the approve hook while editing", path)
+		}
+		to := h.hook.Get("timeout")
+		switch {
+		case to.Type == gjson.Number && to.Float() >= float64(en.timeout):
+		case to.Exists():
+			v := span{h.hookStart + int(to.Index), h.hookStart + int(to.Index) + len(to.Raw)}
+			e.replace(v, strconv.Itoa(en.timeout))
+		default:
+			c, err := e.at(span{h.hookStart, h.hookStart + len(h.hook.Raw)})
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			e.insert(c, "timeout", strconv.Itoa(en.timeout))
+		}
+		return nil
+	}
+	var inject *foundHook
+	eachHook(e, hooks, func(h foundHook) bool {
+		if h.command.Sub == "inject" && h.command.serves(server) {
+			inject = &h
+			return false
+		}
+		return true
+	})
+	if inject == nil {
+		return fmt.Errorf("%s: no inject hook to put the approve hook in front of", path)
+	}
+	ev, _, _ := hooks.find(inject.event)
+	arr, err := e.at(ev.val)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if flat {
+		e.insertBefore(arr, inject.group, en.flatRaw())
+		return nil
+	}
+	group, err := e.at(arr.members[inject.group].val)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	lm, _, _ := group.find("hooks")
+	list, err := e.at(lm.val)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	e.insertBefore(list, inject.index, en.hookRaw())
+	return nil
+}
+
+// hooks2 re-reads the hooks object after an edit.
+func hooks2(e *editor) container {
+	c, _, _ := hooksObject("", e)
+	return c
 }

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -81,12 +82,13 @@ func EnvFromOS(project string) (Env, error) {
 
 // Options say what to install.
 type Options struct {
-	Client string
-	Scope  Scope
-	Server string
-	Bin    string // the interceptor binary, absolute
-	Hook   HookOptions
-	DryRun bool
+	Client  string
+	Scope   Scope
+	Server  string
+	Bin     string // the interceptor binary, absolute
+	Hook    HookOptions
+	Approve ApproveOptions
+	DryRun  bool
 }
 
 // Result tells what install or uninstall did (or, with DryRun, would do).
@@ -158,6 +160,14 @@ func (o Options) check() error {
 	}
 	if o.Scope != User && o.Scope != Project {
 		return fmt.Errorf("unknown scope %q", o.Scope)
+	}
+	if o.Approve.Timeout < 0 {
+		return fmt.Errorf("approve timeout %s: must be positive", o.Approve.Timeout)
+	}
+	if o.Approve.Match != "" {
+		if _, err := regexp.Compile(o.Approve.Match); err != nil {
+			return fmt.Errorf("approve match %q: %w", o.Approve.Match, err)
+		}
 	}
 	return nil
 }

@@ -290,6 +290,25 @@ func (e *editor) insert(c container, key, raw string) {
 	}
 }
 
+// insertBefore adds an element in front of element i of array c, laid out
+// like insert; remove(c, i) takes out exactly what it adds.
+func (e *editor) insertBefore(c container, i int, raw string) {
+	inline := e.layout.oneLine || !startsLine(e.doc, c.members[0].keyStart)
+	at := c.members[i].keyStart
+	if inline {
+		sep := ","
+		if bytes.Contains(e.doc[c.start:c.end], []byte(", ")) {
+			sep = ", "
+		}
+		e.splice(at, at, raw+sep)
+		return
+	}
+	indent := lineIndent(e.doc, at)
+	var sb strings.Builder
+	writePretty(&sb, gjson.Parse(raw), indent, e.layout.unit)
+	e.splice(at, at, sb.String()+",\n"+indent)
+}
+
 // remove deletes member i of container c, with the separator that an
 // insert at the same place adds.
 func (e *editor) remove(c container, i int) {

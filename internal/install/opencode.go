@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -22,6 +23,7 @@ const (
 	shimBin         = "const BIN: string ="
 	shimArgs        = "const ARGS: string[] ="
 	shimCaptureArgs = "const CAPTURE_ARGS: string[] ="
+	shimApproveArgs = "const APPROVE_ARGS: string[] ="
 	shimFile        = "interceptor.ts"
 )
 
@@ -41,6 +43,7 @@ type shimConfig struct {
 	bin         string
 	args        []string // --server NAME pairs first, then the options
 	captureArgs []string
+	approveArgs []string // approve's flags; non-empty turns approvals on
 }
 
 func (c shimConfig) servers() []string {
@@ -92,13 +95,15 @@ func renderShim(c shimConfig) (string, error) {
 			lines[i] = shimArgs + " " + tsArray(c.args) + nl
 		case strings.HasPrefix(l, shimCaptureArgs):
 			lines[i] = shimCaptureArgs + " " + tsArray(c.captureArgs) + nl
+		case strings.HasPrefix(l, shimApproveArgs):
+			lines[i] = shimApproveArgs + " " + tsArray(c.approveArgs) + nl
 		default:
 			continue
 		}
 		found++
 	}
-	if found != 3 {
-		return "", errors.New("the embedded OpenCode shim lacks its BIN/ARGS/CAPTURE_ARGS lines")
+	if found != 4 {
+		return "", errors.New("the embedded OpenCode shim lacks its BIN/ARGS/CAPTURE_ARGS/APPROVE_ARGS lines")
 	}
 	return strings.Join(lines, ""), nil
 }
@@ -118,6 +123,8 @@ func readShim(doc string) (c shimConfig, ok bool) {
 			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, shimArgs))), &c.args)
 		case strings.HasPrefix(l, shimCaptureArgs):
 			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, shimCaptureArgs))), &c.captureArgs)
+		case strings.HasPrefix(l, shimApproveArgs):
+			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, shimApproveArgs))), &c.approveArgs)
 		}
 	}
 	return c, true
@@ -126,12 +133,16 @@ func readShim(doc string) (c shimConfig, ok bool) {
 func (opencode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
 	var servers []string
+	approveArgs := []string{}
 	if doc != nil {
 		old, ok := readShim(string(doc))
 		if !ok {
 			return nil, nil, fmt.Errorf("%s exists and is not the interceptor shim; move it away or pick another scope", path)
 		}
 		servers = old.servers()
+		if old.approveArgs != nil {
+			approveArgs = old.approveArgs
+		}
 		if len(servers) > 0 && !slices.Contains(servers, o.Server) {
 			if !slices.Equal(old.options(), o.Hook.args()) || slices.Contains(old.captureArgs, "--redact") != o.Hook.Redact {
 				notes = append(notes, fmt.Sprintf("the shim serves %s too; the hook options given now apply to every server it serves", strings.Join(servers, ", ")))
@@ -152,6 +163,17 @@ func (opencode) merge(path string, doc []byte, o Options) ([]byte, []string, err
 	}
 	if c.args == nil {
 		c.args = []string{}
+	}
+	c.approveArgs = approveArgs
+	if o.Approve.On {
+		// Everything after "approve --client opencode": the shim adds those.
+		argv := approveArgv(o, "opencode", opencodeApproveMatch(o.Server))
+		c.approveArgs = argv[4:]
+		if len(approveArgs) > 0 && !slices.Equal(approveArgs, c.approveArgs) {
+			notes = append(notes, "the shim's approve options (APPROVE_ARGS) are shared by every server it serves; replaced them")
+		}
+	} else if len(approveArgs) > 0 {
+		notes = append(notes, "the shim runs approve (APPROVE_ARGS); it stays: uninstall to remove it")
 	}
 	out, err := renderShim(c)
 	if err != nil {
@@ -180,7 +202,7 @@ func (opencode) unmerge(path string, doc []byte, server string, created bool) ([
 		}
 		return nil, nil
 	}
-	c := shimConfig{bin: old.bin, captureArgs: old.captureArgs}
+	c := shimConfig{bin: old.bin, captureArgs: old.captureArgs, approveArgs: old.approveArgs}
 	for _, s := range rest {
 		c.args = append(c.args, "--server", s)
 	}
@@ -188,6 +210,18 @@ func (opencode) unmerge(path string, doc []byte, server string, created bool) ([
 	if c.captureArgs == nil {
 		c.captureArgs = []string{}
 	}
+	if c.approveArgs == nil {
+		c.approveArgs = []string{}
+	}
 	out, err := renderShim(c)
 	return []byte(out), err
 }
+
+// opencodeApproveMatch is approve's default --match in the shim, which runs
+// approve for every tool: the server's tools, named <server>_<tool> with the
+// server's name sanitized as the shim does it.
+func opencodeApproveMatch(server string) string {
+	return "^" + regexp.QuoteMeta(opencodeSanitize.ReplaceAllString(server, "_")) + "_"
+}
+
+var opencodeSanitize = regexp.MustCompile(`[^A-Za-z0-9_-]`)

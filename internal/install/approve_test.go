@@ -1,0 +1,278 @@
+package install
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// approveCase is where a client's approve hook lands and its timeout unit.
+var approveCase = map[string]struct {
+	event   string
+	timeout string // the hook timeout for a 10m --approve-timeout
+}{
+	"claude-code": {"PreToolUse", "630"},
+	"codex":       {"PreToolUse", "630"},
+	"gemini":      {"BeforeTool", "630000"},
+	"cursor":      {"preToolUse", "630"},
+}
+
+// preHooks lists the pre-tool event's hooks in order: command and timeout.
+func preHooks(doc, event string) (cmds, timeouts []string) {
+	gjson.Get(doc, "hooks."+event).ForEach(func(_, g gjson.Result) bool {
+		if c := g.Get("command"); c.Exists() {
+			cmds, timeouts = append(cmds, c.Str), append(timeouts, g.Get("timeout").Raw)
+		}
+		g.Get("hooks").ForEach(func(_, h gjson.Result) bool {
+			cmds, timeouts = append(cmds, h.Get("command").Str), append(timeouts, h.Get("timeout").Raw)
+			return true
+		})
+		return true
+	})
+	return
+}
+
+// checkApprove checks the approve hook stands right before the inject hook
+// (in its group, or right before it in a flat list) with the timeout want.
+func checkApprove(t *testing.T, client, doc, wantTimeout, wantArgs string) {
+	t.Helper()
+	if client == "opencode" {
+		if !strings.Contains(doc, "const APPROVE_ARGS: string[] = "+wantArgs+"\n") {
+			t.Fatalf("shim lacks APPROVE_ARGS %s:\n%s", wantArgs, doc)
+		}
+		return
+	}
+	c := approveCase[client]
+	cmds, timeouts := preHooks(doc, c.event)
+	for i, cmd := range cmds {
+		if strings.Contains(cmd, " inject ") && strings.Contains(cmd, "--server wf") {
+			if i == 0 || !strings.HasPrefix(cmds[i-1], testBin+" approve --client "+client+wantArgs) {
+				t.Fatalf("no approve hook %q right before inject: %q\n%s", wantArgs, cmds, doc)
+			}
+			if timeouts[i-1] != wantTimeout {
+				t.Fatalf("approve hook timeout %s, want %s\n%s", timeouts[i-1], wantTimeout, doc)
+			}
+			if client != "cursor" {
+				g := gjson.Get(doc, "hooks."+c.event+`.#(hooks.#(command%"* inject *"))`)
+				if n := len(g.Get("hooks").Array()); n != 2 || !g.Get("matcher").Exists() {
+					t.Fatalf("approve is not in the inject hook's group: %s", g.Raw)
+				}
+			}
+			return
+		}
+	}
+	t.Fatalf("no inject hook: %q", cmds)
+}
+
+func TestApproveRoundTrip(t *testing.T) {
+	for _, client := range Clients() {
+		for _, scope := range []Scope{User, Project} {
+			docs := append([]string{""}, preexisting[client]...)
+			for i, pre := range docs {
+				for _, upgrade := range []bool{false, true} {
+					if upgrade && pre == "" {
+						// Changing a file install created takes a backup of it,
+						// which uninstall then keeps to: not a round trip.
+						continue
+					}
+					name := client + "/" + string(scope) + "/" + string(rune('a'+i))
+					if upgrade {
+						name += "/upgrade"
+					}
+					t.Run(name, func(t *testing.T) {
+						env := testEnv(t)
+						path, err := ConfigPath(env, client, scope)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if pre != "" {
+							mustWrite(t, path, pre, 0o644)
+						}
+						plain := opts(client, scope)
+						if upgrade {
+							// A plain install first: --approve then adds to it.
+							if _, err := Install(env, plain); err != nil {
+								t.Fatal(err)
+							}
+						}
+						o := plain
+						o.Approve = ApproveOptions{On: true, Timeout: 10 * time.Minute}
+						res, err := Install(env, o)
+						if err != nil || !res.Changed {
+							t.Fatalf("install --approve: %+v %v", res, err)
+						}
+						after := mustRead(t, path)
+						checkInstalledPlain(t, client, after)
+						wantArgs := " --timeout 10m"
+						switch client {
+						case "cursor":
+							wantArgs = " --match '^MCP:' --timeout 10m"
+						case "opencode":
+							wantArgs = `["--match", "^wf_", "--timeout", "10m"]`
+						}
+						checkApprove(t, client, after, approveCase[client].timeout, wantArgs)
+						// Idempotent, and a plain install leaves the approve hook.
+						for _, again := range []Options{o, plain} {
+							res, err = Install(env, again)
+							if err != nil || res.Changed || mustRead(t, path) != after {
+								t.Fatalf("install again (approve %v) changed something: %+v %v\n%s", again.Approve.On, res, err, mustRead(t, path))
+							}
+						}
+						// A longer --approve-timeout updates the hook in place. (Not
+						// in a file install created: changing it takes a backup, and
+						// uninstall then goes back to that.)
+						if pre != "" {
+							longer := o
+							longer.Approve.Timeout = 20 * time.Minute
+							if _, err := Install(env, longer); err != nil {
+								t.Fatal(err)
+							}
+							longTimeout := map[string]string{"gemini": "1230000", "opencode": ""}[client]
+							if longTimeout == "" {
+								longTimeout = "1230"
+							}
+							checkApprove(t, client, mustRead(t, path), longTimeout, strings.ReplaceAll(wantArgs, "10m", "20m"))
+						}
+						rep := Doctor(env, filepath.Join(env.Home, "state"), time.Now())
+						if client != "opencode" && (!hasFinding(rep, client, OK, "the approve hook's timeout") || hasFinding(rep, client, Fail, "approve")) {
+							t.Fatalf("doctor on a correct approve hook: %+v", findingsOf(rep, client))
+						}
+						// Uninstall takes out everything, byte for byte.
+						if res, err = Uninstall(env, o); err != nil || !res.Changed {
+							t.Fatalf("uninstall: %+v %v", res, err)
+						}
+						if pre == "" {
+							if exists(path) {
+								t.Fatalf("uninstall left the file install created: %q", mustRead(t, path))
+							}
+						} else if got := mustRead(t, path); got != pre {
+							t.Fatalf("after uninstall:\n%s\nwant byte-identical:\n%s", got, pre)
+						}
+						if exists(path + BackupSuffix) {
+							t.Fatal("the backup stays although the file is back to it")
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// checkInstalledPlain is checkInstalled for options without --redact.
+func checkInstalledPlain(t *testing.T, client, doc string) {
+	t.Helper()
+	if client == "opencode" {
+		if !strings.Contains(doc, `const ARGS: string[] = ["--server", "wf"]`+"\n") {
+			t.Fatalf("shim lacks its ARGS:\n%s", doc)
+		}
+		return
+	}
+	cmds, _ := preHooks(doc, approveCase[client].event)
+	if len(cmds) == 0 || !gjson.Valid(doc) {
+		t.Fatalf("no pre-tool hooks:\n%s", doc)
+	}
+}
+
+func TestApproveOtherServerKeepsItsOwn(t *testing.T) {
+	for _, client := range []string{"claude-code", "cursor"} {
+		t.Run(client, func(t *testing.T) {
+			env := testEnv(t)
+			a := opts(client, Project)
+			a.Approve.On = true
+			b := opts(client, Project)
+			b.Server = "other"
+			if _, err := Install(env, a); err != nil {
+				t.Fatal(err)
+			}
+			one := mustRead(t, mustPath(t, env, client))
+			if _, err := Install(env, b); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Uninstall(env, b); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustRead(t, mustPath(t, env, client)); got != one {
+				t.Fatalf("uninstalling the other server:\n%s\nwant\n%s", got, one)
+			}
+			// The default --timeout (5m): no --timeout in the command, 330 s.
+			checkApprove(t, client, one, "330", map[string]string{"claude-code": "", "cursor": " --match '^MCP:'"}[client])
+		})
+	}
+}
+
+func TestApproveOptionsChecked(t *testing.T) {
+	env := testEnv(t)
+	o := opts("claude-code", User)
+	o.Approve = ApproveOptions{On: true, Match: "("}
+	if _, err := Install(env, o); err == nil || !strings.Contains(err.Error(), "approve match") {
+		t.Fatalf("bad regex: %v", err)
+	}
+	o.Approve = ApproveOptions{On: true, Match: "^mcp__wf__(write|delete)", Timeout: 90 * time.Second}
+	res, err := Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkApprove(t, "claude-code", mustRead(t, res.Path), "120", " --match '^mcp__wf__(write|delete)' --timeout 1m30s")
+}
+
+func TestDoctorApproveTimeouts(t *testing.T) {
+	t.Setenv("INTERCEPTOR_TIMEOUT", "")
+	bin := ""
+	hook := func(cmd, timeout string) string {
+		h := `{"type":"command","command":"` + bin + ` ` + cmd + `"`
+		if timeout != "" {
+			h += `,"timeout":` + timeout
+		}
+		return h + `}`
+	}
+	grouped := func(event, approveTimeout string) string {
+		return `{"hooks":{"` + event + `":[{"matcher":"^mcp__wf__","hooks":[` + hook("approve --client x --timeout 5m", approveTimeout) + `,` +
+			hook("inject --client x --server wf", "10") + `]}]}}`
+	}
+	for _, c := range []struct {
+		client, doc, level, msg string
+	}{
+		{"claude-code", grouped("PreToolUse", "60"), Fail, "kills it after 60s and runs the tool UNAPPROVED: set \"timeout\": 330"},
+		{"claude-code", grouped("PreToolUse", ""), Fail, "sets no timeout, so Claude Code kills it after its default 1m0s"},
+		{"claude-code", grouped("PreToolUse", "330"), OK, "timeout (330s) covers its --timeout 5m0s"},
+		{"claude-code", grouped("PreToolUse", `"330"`), Fail, "is not a number"},
+		{"codex", grouped("PreToolUse", "329"), Fail, "Codex kills it after 329s"},
+		{"codex", grouped("PreToolUse", ""), OK, "Codex's default 10m0s covers"},
+		{"gemini", grouped("BeforeTool", "330"), Fail, "Gemini CLI kills it after 330ms"},
+		{"gemini", grouped("BeforeTool", ""), Fail, "Gemini CLI kills it after its default 1m0s"},
+		{"gemini", grouped("BeforeTool", "330000"), OK, "timeout (330000ms) covers"},
+		{"cursor", `{"version":1,"hooks":{"preToolUse":[{"command":"` + bin + ` approve --client cursor"},{"command":"` + bin + ` inject --client cursor --server wf"}]}}`, Warn, "Cursor's default is not documented"},
+		{"cursor", `{"version":1,"hooks":{"preToolUse":[{"command":"` + bin + ` approve --client cursor --timeout=20m","timeout":600}]}}`, Fail, "waits up to 20m0s (--timeout) but Cursor kills it after 600s"},
+	} {
+		t.Run(c.client+"/"+c.msg, func(t *testing.T) {
+			env := testEnv(t)
+			bin = filepath.Join(env.Home, "bin", "interceptor")
+			mustWrite(t, bin, "#!/bin/sh\n", 0o755)
+			c.doc = strings.ReplaceAll(c.doc, `"command":" `, `"command":"`+bin+` `)
+			mustWrite(t, mustPath(t, env, c.client), c.doc, 0o644)
+			rep := Doctor(env, "", time.Now())
+			if !hasFinding(rep, c.client, c.level, c.msg) {
+				t.Fatalf("want %s %q in %+v", c.level, c.msg, findingsOf(rep, c.client))
+			}
+			if c.level == Fail && rep.OK {
+				t.Fatal("report OK with a fail finding")
+			}
+			if c.level != Fail && hasFinding(rep, c.client, Fail, "approve hook") {
+				t.Fatalf("a fail finding on the approve hook: %+v", findingsOf(rep, c.client))
+			}
+		})
+	}
+	// INTERCEPTOR_TIMEOUT in the environment is what approve waits for
+	// when the command gives no --timeout.
+	env := testEnv(t)
+	bin = filepath.Join(env.Home, "bin", "interceptor")
+	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
+	mustWrite(t, mustPath(t, env, "codex"), strings.ReplaceAll(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"B approve --client codex"}]}]}}`, "B", bin), 0o644)
+	t.Setenv("INTERCEPTOR_TIMEOUT", "15m")
+	if rep := Doctor(env, "", time.Now()); !hasFinding(rep, "codex", Fail, "kills it after its default 10m0s") {
+		t.Fatalf("INTERCEPTOR_TIMEOUT not taken into account: %+v", findingsOf(rep, "codex"))
+	}
+}
