@@ -59,6 +59,12 @@ type scenario struct {
 	// as `interceptor proxy --server-name wf -- <token server> ...` (the
 	// other server stays direct).
 	viaProxy bool
+	// checkServer, if set, replaces verify.Sessions as the check of the
+	// token server's log (a scenario whose calls are not all meant to
+	// reach the server, e.g. approvals).
+	checkServer func(recs []wfserver.Record) []string
+	// extraCheck, if set, runs at the end of check.
+	extraCheck func()
 
 	dir, home, proj, stateDir, serverLog, recordDir, debugLog string
 	model                                                     *fakemodel.Server
@@ -282,7 +288,11 @@ func (sc *scenario) check() {
 	if err != nil {
 		t.Errorf("reading the server log: %v", err)
 	}
-	for _, p := range verify.Sessions(recs, sc.sessions) {
+	checkServer := func(recs []wfserver.Record) []string { return verify.Sessions(recs, sc.sessions) }
+	if sc.checkServer != nil {
+		checkServer = sc.checkServer
+	}
+	for _, p := range checkServer(recs) {
 		t.Errorf("server: %s", p)
 	}
 
@@ -316,6 +326,10 @@ func (sc *scenario) check() {
 		if firstStep >= 0 && lastStart > firstStep {
 			t.Errorf("the sessions did not interleave: a next_step call came before the last start_session")
 		}
+	}
+
+	if sc.extraCheck != nil {
+		sc.extraCheck()
 	}
 }
 
