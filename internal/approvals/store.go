@@ -75,7 +75,7 @@ var (
 // Request is one approval request and, once decided, its decision.
 type Request struct {
 	ID        string
-	Client    string // the client's --client name, or "mcp" for a permission-prompt tool
+	Client    string // the client's --client name (claude-code for its permission-prompt tool; Origin tells the routes apart)
 	Session   string
 	Tool      string
 	Input     string // the tool arguments, raw JSON ("{}" when none)
