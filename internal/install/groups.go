@@ -81,19 +81,13 @@ func hooksObject(path string, e *editor) (container, bool, error) {
 // eachHook visits every command hook in the config, grouped or flat.
 func eachHook(e *editor, hooks container, fn func(h foundHook) bool) {
 	for _, ev := range hooks.members {
-		if e.doc[ev.val.start] != '[' {
-			continue
-		}
-		arr, err := e.at(ev.val)
-		if err != nil {
+		arr, ok := e.child(ev.val, '[')
+		if !ok {
 			continue
 		}
 		for gi, g := range arr.members {
-			if e.doc[g.val.start] != '{' {
-				continue
-			}
-			group, err := e.at(g.val)
-			if err != nil {
+			group, ok := e.child(g.val, '{')
+			if !ok {
 				continue
 			}
 			if cm, _, ok := group.find("command"); ok {
@@ -108,19 +102,16 @@ func eachHook(e *editor, hooks container, fn func(h foundHook) bool) {
 				matcher = &s
 			}
 			hm, _, ok := group.find("hooks")
-			if !ok || e.doc[hm.val.start] != '[' {
+			if !ok {
 				continue
 			}
-			list, err := e.at(hm.val)
-			if err != nil {
+			list, ok := e.child(hm.val, '[')
+			if !ok {
 				continue
 			}
 			for hi, h := range list.members {
-				if e.doc[h.val.start] != '{' {
-					continue
-				}
-				ho, err := e.at(h.val)
-				if err != nil {
+				ho, ok := e.child(h.val, '{')
+				if !ok {
 					continue
 				}
 				cm, _, ok := ho.find("command")

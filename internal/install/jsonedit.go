@@ -217,6 +217,16 @@ func (e *editor) at(v span) (container, error) {
 	return parseContainer(e.doc, v.start)
 }
 
+// child parses the value v as a container if it opens with open ('{' or
+// '['); ok is false for any other kind of value.
+func (e *editor) child(v span, open byte) (c container, ok bool) {
+	if e.doc[v.start] != open {
+		return container{}, false
+	}
+	c, err := e.at(v)
+	return c, err == nil
+}
+
 func writePretty(sb *strings.Builder, v gjson.Result, indent, unit string) {
 	switch {
 	case v.IsObject() || v.IsArray():
