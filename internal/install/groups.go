@@ -351,11 +351,8 @@ func gjsonEscape(k string) string {
 	return sb.String()
 }
 
-// ownedApprove finds the approve hook install wrote for server: approve has
-// no --server, so it is the one in the same group as the server's inject
-// hook (Claude Code, Codex, Gemini CLI), or the entry right before it in the
-// same event list (Cursor).
-func ownedApprove(e *editor, hooks container, server string) *foundHook {
+// injectHook finds the server's inject hook, the anchor of its approve hook.
+func injectHook(e *editor, hooks container, server string) *foundHook {
 	var inject *foundHook
 	eachHook(e, hooks, func(h foundHook) bool {
 		if h.command.Sub == "inject" && h.command.serves(server) {
@@ -364,6 +361,15 @@ func ownedApprove(e *editor, hooks container, server string) *foundHook {
 		}
 		return true
 	})
+	return inject
+}
+
+// ownedApprove finds the approve hook install wrote for server: approve has
+// no --server, so it is the one in the same group as the server's inject
+// hook (Claude Code, Codex, Gemini CLI), or the entry right before it in the
+// same event list (Cursor).
+func ownedApprove(e *editor, hooks container, server string) *foundHook {
+	inject := injectHook(e, hooks, server)
 	if inject == nil {
 		return nil
 	}
@@ -417,14 +423,7 @@ func mergeApprove(path string, e *editor, hooks container, ok bool, en hookEntry
 		}
 		return nil
 	}
-	var inject *foundHook
-	eachHook(e, hooks, func(h foundHook) bool {
-		if h.command.Sub == "inject" && h.command.serves(server) {
-			inject = &h
-			return false
-		}
-		return true
-	})
+	inject := injectHook(e, hooks, server)
 	if inject == nil {
 		return fmt.Errorf("%s: no inject hook to put the approve hook in front of", path)
 	}
