@@ -8,9 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,12 +193,7 @@ func FindLeaks(body []byte, tokens []string) []Leak {
 func walk(v any, path string, visit func(path, s string)) {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			p := k
 			if path != "" {
 				p = path + "." + k
@@ -319,12 +315,7 @@ func SchemaMentions(schema any, arg string) []string {
 	rec = func(v any, path string) {
 		switch x := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				p := path + "." + k
 				if props, ok := x[k].(map[string]any); ok && k == "properties" {
 					if _, has := props[arg]; has {
