@@ -3,14 +3,14 @@ package install
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/tidwall/gjson"
 )
 
@@ -115,194 +115,43 @@ func codexHookKey(hooksJSON, event string, group, index int) string {
 	return hooksJSON + ":" + codexEventLabels[event] + ":" + strconv.Itoa(group) + ":" + strconv.Itoa(index)
 }
 
-// codexState is what Codex's config.toml records about hooks and projects.
-type codexState struct {
-	hooks    map[string]codexHookState
-	projects map[string]string // project path -> trust_level
+// codexConfig is the part of Codex's config.toml doctor reads: the trust
+// records of hooks ([hooks.state."<key>"]) and of projects
+// ([projects."<path>"]). Other keys are ignored.
+type codexConfig struct {
+	Hooks struct {
+		State map[string]codexHookState `toml:"state"`
+	} `toml:"hooks"`
+	Projects map[string]struct {
+		TrustLevel string `toml:"trust_level"`
+	} `toml:"projects"`
 }
 
 type codexHookState struct {
-	trustedHash string
-	disabled    bool
+	TrustedHash string `toml:"trusted_hash"`
+	Enabled     *bool  `toml:"enabled"` // unset: enabled
 }
 
-// readCodexState reads the parts of config.toml doctor needs: the
-// [hooks.state."KEY"] and [projects."PATH"] tables (also as inline tables
-// under [hooks.state] / [projects]). It is not a TOML parser; what it does
-// not recognize it skips.
-func readCodexState(path string) (codexState, error) {
-	st := codexState{hooks: map[string]codexHookState{}, projects: map[string]string{}}
+func (h codexHookState) disabled() bool { return h.Enabled != nil && !*h.Enabled }
+
+// readCodexState reads config.toml; a file that is not valid TOML (which
+// Codex refuses too) is an error naming it.
+func readCodexState(path string) (codexConfig, error) {
+	var st codexConfig
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return st, err
 	}
-	var table []string
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.HasPrefix(line, "[") && !strings.HasPrefix(line, "[[") {
-			end := strings.LastIndex(line, "]")
-			if end < 0 {
-				table = nil
-				continue
-			}
-			table = splitDottedKey(line[1:end])
-			continue
-		}
-		if strings.HasPrefix(line, "[[") {
-			table = nil
-			continue
-		}
-		eq := keyValueSplit(line)
-		if eq < 0 {
-			continue
-		}
-		key := splitDottedKey(line[:eq])
-		val := strings.TrimSpace(line[eq+1:])
-		full := append(append([]string{}, table...), key...)
-		switch {
-		case len(full) == 4 && full[0] == "hooks" && full[1] == "state":
-			st.setHook(full[2], full[3], val)
-		case len(full) == 3 && full[0] == "hooks" && full[1] == "state" && strings.HasPrefix(val, "{"):
-			for _, kv := range inlineTable(val) {
-				st.setHook(full[2], kv[0], kv[1])
-			}
-		case len(full) == 3 && full[0] == "projects" && full[2] == "trust_level":
-			st.projects[full[1]] = tomlString(val)
-		case len(full) == 2 && full[0] == "projects" && strings.HasPrefix(val, "{"):
-			for _, kv := range inlineTable(val) {
-				if kv[0] == "trust_level" {
-					st.projects[full[1]] = tomlString(kv[1])
-				}
-			}
-		}
+	if err := toml.Unmarshal(data, &st); err != nil {
+		return st, fmt.Errorf("%s: %w", path, err)
 	}
 	return st, nil
 }
 
-func (st codexState) setHook(key, field, val string) {
-	h := st.hooks[key]
-	switch field {
-	case "trusted_hash":
-		h.trustedHash = tomlString(val)
-	case "enabled":
-		h.disabled = strings.HasPrefix(val, "false")
-	default:
-		return
-	}
-	st.hooks[key] = h
-}
-
-// inlineKV is compiled on first use, not at init: every hook process links
-// this package and must not pay for a regexp it never uses.
-var inlineKV = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|true|false)`)
-})
-
-func inlineTable(val string) [][2]string {
-	var out [][2]string
-	for _, m := range inlineKV().FindAllStringSubmatch(val, -1) {
-		out = append(out, [2]string{m[1], m[2]})
-	}
-	return out
-}
-
-// keyValueSplit finds the '=' of a key = value line, outside quotes.
-func keyValueSplit(line string) int {
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '"':
-			for i++; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' {
-					i++
-				}
-			}
-		case '\'':
-			for i++; i < len(line) && line[i] != '\''; i++ {
-			}
-		case '=':
-			return i
-		}
-	}
-	return -1
-}
-
-// splitDottedKey splits a TOML dotted key into its parts.
-func splitDottedKey(s string) []string {
-	var out []string
-	s = strings.TrimSpace(s)
-	for s != "" {
-		var part string
-		switch s[0] {
-		case '"':
-			end := 1
-			for end < len(s) && s[end] != '"' {
-				if s[end] == '\\' {
-					end++
-				}
-				end++
-			}
-			if end >= len(s) {
-				return out
-			}
-			part = tomlString(s[:end+1])
-			s = s[end+1:]
-		case '\'':
-			end := strings.IndexByte(s[1:], '\'')
-			if end < 0 {
-				return out
-			}
-			part = s[1 : end+1]
-			s = s[end+2:]
-		default:
-			end := strings.IndexAny(s, ". \t")
-			if end < 0 {
-				end = len(s)
-			}
-			part = s[:end]
-			s = s[end:]
-		}
-		out = append(out, part)
-		s = strings.TrimSpace(s)
-		s = strings.TrimPrefix(s, ".")
-		s = strings.TrimSpace(s)
-	}
-	return out
-}
-
-// tomlString reads a basic ("…") or literal ('…') TOML string value.
-func tomlString(v string) string {
-	v = strings.TrimSpace(v)
-	if strings.HasPrefix(v, "'") {
-		if end := strings.IndexByte(v[1:], '\''); end >= 0 {
-			return v[1 : end+1]
-		}
-		return ""
-	}
-	if strings.HasPrefix(v, `"`) {
-		end := 1
-		for end < len(v) && v[end] != '"' {
-			if v[end] == '\\' {
-				end++
-			}
-			end++
-		}
-		if end < len(v) {
-			if s, err := strconv.Unquote(v[:end+1]); err == nil {
-				return s
-			}
-			return gjson.Parse(v[:end+1]).Str
-		}
-	}
-	return ""
-}
-
 // codexProjectTrusted reports whether Codex trusts dir or a dir above it.
-func (st codexState) projectTrusted(dir string) bool {
+func (st codexConfig) projectTrusted(dir string) bool {
 	for d := dir; ; d = filepath.Dir(d) {
-		if st.projects[d] == "trusted" {
+		if st.Projects[d].TrustLevel == "trusted" {
 			return true
 		}
 		if filepath.Dir(d) == d {

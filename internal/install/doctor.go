@@ -423,19 +423,19 @@ func doctorCodexTrust(cr *ClientReport, env Env, f foundHook, rep *HookReport, p
 	var rec codexHookState
 	found := false
 	for _, p := range candidatePaths(path) {
-		if r, ok := st.hooks[codexHookKey(p, f.event, f.group, f.index)]; ok {
+		if r, ok := st.Hooks.State[codexHookKey(p, f.event, f.group, f.index)]; ok {
 			rec, found = r, true
 			break
 		}
 	}
 	switch {
-	case found && rec.disabled:
+	case found && rec.disabled():
 		rep.Trust = "disabled"
 		cr.add(Fail, "the %s hook in %s is disabled in Codex: enable it with /hooks in codex", f.event, path)
-	case found && rec.trustedHash == want:
+	case found && rec.TrustedHash == want:
 		rep.Trust = "trusted"
 		cr.add(OK, "the %s hook in %s is trusted by Codex", f.event, path)
-	case found && rec.trustedHash != "":
+	case found && rec.TrustedHash != "":
 		rep.Trust = "modified"
 		cr.add(Fail, "the %s hook in %s changed since Codex trusted it, so Codex skips it: run /hooks in codex and trust it again", f.event, path)
 	default:

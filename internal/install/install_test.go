@@ -427,23 +427,32 @@ func TestDoctorCodexTrust(t *testing.T) {
 	}
 	// Trust them the way Codex records it.
 	doc := mustRead(t, res.Path)
-	var toml strings.Builder
-	toml.WriteString("model = \"x\"\n\n[hooks.state]\n")
+	// Both spellings Codex accepts: a table per hook, and inline tables
+	// under one [hooks.state] (which must then come first: a table header
+	// may appear only once).
+	var entries [2]string
 	for i, ev := range []string{"PreToolUse", "PostToolUse"} {
 		m := gjson.Get(doc, "hooks."+ev+".0.matcher").Str
 		h, _ := codexHookHash(ev, &m, gjson.Get(doc, "hooks."+ev+".0.hooks.0"))
-		key := codexHookKey(res.Path, ev, 0, 0)
-		if i == 0 {
-			toml.WriteString("\n[hooks.state." + jsonString(key) + "]\nenabled = true\ntrusted_hash = \"" + h + "\"\n")
-		} else {
-			toml.WriteString("\n[hooks.state]\n" + jsonString(key) + " = { trusted_hash = \"" + h + "\" }\n")
-		}
+		entries[i] = jsonString(codexHookKey(res.Path, ev, 0, 0)) + "|" + h
 	}
-	mustWrite(t, filepath.Join(env.CodexHome, "config.toml"), toml.String(), 0o600)
+	pre, post := strings.Split(entries[0], "|"), strings.Split(entries[1], "|")
+	config := "model = \"x\"\n\n[hooks.state]\n" + post[0] + " = { trusted_hash = \"" + post[1] + "\" }\n" +
+		"\n[hooks.state." + pre[0] + "]\nenabled = true\ntrusted_hash = \"" + pre[1] + "\"\n"
+	configPath := filepath.Join(env.CodexHome, "config.toml")
+	mustWrite(t, configPath, config, 0o600)
 	rep = Doctor(env, "", time.Now())
 	if !rep.OK || !hasFinding(rep, "codex", OK, "PreToolUse hook") || !hasFinding(rep, "codex", OK, "PostToolUse hook") {
 		t.Fatalf("trusted hooks not seen: %+v", findingsOf(rep, "codex"))
 	}
+	// A config.toml Codex would refuse (here: [hooks.state] defined twice)
+	// is not read as trust.
+	mustWrite(t, configPath, config+"\n[hooks.state]\n", 0o600)
+	rep = Doctor(env, "", time.Now())
+	if !hasFinding(rep, "codex", Warn, "cannot tell whether Codex trusts") || hasFinding(rep, "codex", OK, "trusted by Codex") {
+		t.Fatalf("invalid config.toml read as trust: %+v", findingsOf(rep, "codex"))
+	}
+	mustWrite(t, configPath, config, 0o600)
 	// A reinstall that changes the command invalidates the trust.
 	o.Hook.Arg = "tok"
 	if _, err := Install(env, o); err != nil {
