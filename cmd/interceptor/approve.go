@@ -58,10 +58,11 @@ tool unapproved: interceptor install sets it, interceptor doctor checks it.
 
 Failure policy: fails CLOSED. Any problem once the event is read (unsafe
 state dir, a lock held too long, a bad --match/--allow/--deny regex) denies
-the call with the problem as the reason, plus one line on stderr. Only when
-the event itself cannot be read (not JSON, unknown client) is there no way
-to answer: one stderr line and the call proceeds under the client's own
-rules. Always exits 0, never 2.`)
+the call with the problem as the reason, plus one line on stderr. An event
+that cannot be fully read (over 8 MiB, nested too deep, not JSON, stdin not
+closed within 5 s) is denied too, in the shape of the --client named; only
+with --client auto is there no shape to answer in: one stderr line and the
+call proceeds under the client's own rules. Always exits 0, never 2.`)
 	fl := cmd.Flags()
 	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, claude-code, codex, gemini, opencode, cursor")
 	fl.StringVar(&f.stateDir, "state-dir", "", "state dir holding the approval queue (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
@@ -100,24 +101,64 @@ func (o *onceWriter) reply(b []byte) error {
 	return err
 }
 
+// approveReadDeadline bounds reading the event, as hookDeadline does for
+// inject: a writer that holds stdin open must not hold the call forever (a
+// variable so tests need not wait 5 s).
+var approveReadDeadline = hookDeadline
+
 func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
 	client, err := hooks.Lookup(f.client)
 	if err != nil {
 		return fmt.Errorf("approve: %w", err)
 	}
-	payload, err := readAllLimited(io.In)
+	out := &onceWriter{w: io.Out}
+	// denyUnread answers an event that could not be fully read. The model
+	// controls much of it (a tool input nested too deep, a payload too
+	// large), so passing it through would let the model skip approval: with
+	// the client known (install always names it) the call is denied in its
+	// shape. With --client auto there is no shape to answer in.
+	denyUnread := func(problem error) error {
+		f.trace("error: " + problem.Error())
+		if client == nil {
+			return fmt.Errorf("approve: %w (client unknown, so the call could not be denied; use --client)", problem)
+		}
+		b, rerr := hooks.DenyUnread(client, "interceptor approve could not read the hook event, so the call is denied: "+oneLine(problem.Error()))
+		if rerr == nil {
+			rerr = out.reply(b)
+		}
+		if rerr != nil {
+			return fmt.Errorf("approve: %v (and the deny could not be written: %v)", problem, rerr)
+		}
+		return fmt.Errorf("approve: %v (call denied)", problem)
+	}
+	var payload []byte
+	if io.exit != nil {
+		answered := make(chan struct{})
+		t := time.AfterFunc(approveReadDeadline, func() {
+			err := denyUnread(fmt.Errorf("gave up reading the event on stdin after %s", approveReadDeadline))
+			fmt.Fprintf(io.Err, "interceptor: %s\n", oneLine(err.Error()))
+			close(answered)
+			io.exit(0)
+		})
+		payload, err = readAllLimited(io.In)
+		if !t.Stop() {
+			<-answered // the watchdog has denied: nothing more to say
+			return nil
+		}
+	} else {
+		payload, err = readAllLimited(io.In)
+	}
 	if err != nil {
-		return fmt.Errorf("approve: reading stdin: %w", err)
+		return denyUnread(fmt.Errorf("reading stdin: %w", err))
 	}
 	ev, err := hooks.Parse(payload, client)
 	if err != nil {
-		return fmt.Errorf("approve: %w", err)
+		return denyUnread(err)
 	}
 	if ev.Phase != hooks.PhasePreTool {
 		f.trace("not a pre-tool event: " + ev.Name)
 		return nil
 	}
-	out := &onceWriter{w: io.Out}
 	// failClosed denies the call, with the problem as the reason.
 	failClosed := func(problem error) error {
 		msg := "interceptor approve failed, so the call is denied: " + oneLine(problem.Error())

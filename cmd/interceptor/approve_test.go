@@ -180,3 +180,71 @@ func TestApprovalsWatch(t *testing.T) {
 		}
 	}
 }
+
+// TestApproveDeniesUnreadableEvents: an event the hook cannot fully read is
+// one the model can shape (a tool input nested too deep, a payload too
+// large), so with the client known it is denied in that client's shape
+// instead of passed through.
+func TestApproveDeniesUnreadableEvents(t *testing.T) {
+	deep := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"mcp__wf__next_step","tool_input":{"a":` +
+		strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}}`
+	huge := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` +
+		strings.Repeat("x", 9<<20) + `"}}`
+	denies := map[string]string{
+		"claude-code": `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"interceptor approve could not read the hook event, so the call is denied: `,
+		"codex":       `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"interceptor approve could not read the hook event, so the call is denied: `,
+		"gemini":      `{"decision":"deny","reason":"interceptor approve could not read the hook event, so the call is denied: `,
+		"opencode":    `{"deny":"interceptor approve could not read the hook event, so the call is denied: `,
+		"cursor":      `{"permission":"deny","user_message":"interceptor approve could not read the hook event, so the call is denied: `,
+	}
+	for name, payload := range map[string]string{"deep": deep, "huge": huge, "not json": "not json"} {
+		for client, want := range denies {
+			t.Run(name+"/"+client, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "state")
+				out, errs, code := startApprove(t, dir, []byte(payload), "--client", client, "--timeout", "1s")()
+				if code != 0 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 || !gjson.Valid(out) {
+					t.Fatalf("code %d stdout %q, want a deny starting %s", code, out, want)
+				}
+				if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "(call denied)") {
+					t.Errorf("stderr %q, want one line saying the call was denied", errs)
+				}
+			})
+		}
+	}
+	// With --client auto there is no shape to answer in: one stderr line.
+	out, errs, code := startApprove(t, filepath.Join(t.TempDir(), "state"), []byte(deep))()
+	if code != 0 || out != "" || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("auto: code %d stdout %q stderr %q", code, out, errs)
+	}
+}
+
+// TestApproveStdinWatchdog: a writer that never closes stdin gets a deny
+// after the read deadline, not a hook that waits forever.
+func TestApproveStdinWatchdog(t *testing.T) {
+	old := approveReadDeadline
+	approveReadDeadline = 200 * time.Millisecond
+	defer func() { approveReadDeadline = old }()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	pw2 := make(chan struct{})
+	go func() { pw.Write([]byte(`{"session_id":"s",`)); close(pw2) }()
+	var out, errb syncBuf
+	exited := make(chan int, 1)
+	go run([]string{"approve", "--client", "codex", "--state-dir", t.TempDir()},
+		&streams{In: pr, Out: &out, Err: &errb, exit: func(c int) { exited <- c }})
+	select {
+	case c := <-exited:
+		if c != 0 {
+			t.Fatalf("exit %d", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("approve still waits for stdin")
+	}
+	<-pw2
+	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) || !strings.Contains(out.String(), "gave up reading the event on stdin after 200ms") {
+		t.Fatalf("stdout %q, want a deny", out.String())
+	}
+	if strings.Count(errb.String(), "\n") != 1 {
+		t.Fatalf("stderr %q, want one line", errb.String())
+	}
+}
