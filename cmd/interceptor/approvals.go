@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/state"
@@ -114,17 +114,23 @@ func status(r approvals.Request, now time.Time) string {
 	return string(r.Status)
 }
 
+// summary is one request on one line. The tool name and input come from
+// the model: both are made Visible, and an input too long for the line says
+// it is cut and where to read it whole.
 func summary(r approvals.Request, now time.Time) string {
 	return fmt.Sprintf("%s  %-7s  %6s ago  %-11s  %s  %s", r.ID, status(r, now),
-		now.Sub(r.Created).Round(time.Second), r.Client, r.Tool, clip(r.Input, 80))
+		now.Sub(r.Created).Round(time.Second), approvals.Visible(r.Client), approvals.Visible(r.Tool), clip(r, 80))
 }
 
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n-1] + "…"
+func clip(r approvals.Request, n int) string {
+	s := approvals.Visible(r.Input)
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… [cut: %d of %d bytes shown; approvals show %s]", s[:n], n, len(s), r.ID)
 }
 
 func newApprovalsShowCmd(io *streams) *cobra.Command {
@@ -218,10 +224,13 @@ func newApprovalsWatchCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Show requests live and decide them with a keypress",
-		Long: `Prints every pending request as it arrives and asks about the oldest one:
-a = allow, d = deny, s = skip (ask about the next), q = quit. On a terminal
-one keypress decides; otherwise (a pipe) each key is read as typed. A
-request decided elsewhere meanwhile is reported and passed over.`,
+		Long: `Prints every pending request as it arrives and asks about the oldest one,
+with its whole input (indented, wrapped; control characters shown as
+escapes): a = allow, d = deny, s = skip (ask about the next), q = quit. An
+input longer than 60 lines is cut with a note, and a = allow waits until v
+has printed all of it. On a terminal one keypress decides; otherwise (a
+pipe) each key is read as typed. A request decided elsewhere meanwhile is
+reported and passed over.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q, err := f.queue()
@@ -241,6 +250,14 @@ request decided elsewhere meanwhile is reported and passed over.`,
 	f.register(cmd)
 	return cmd
 }
+
+// watchWidth and watchMaxLines bound what watch prints of one input before
+// asking: lines wrap at watchWidth; an input of more lines is cut, and
+// cannot be allowed with one key until v has printed it whole.
+const (
+	watchWidth    = 100
+	watchMaxLines = 60
+)
 
 // watchApprovals is the watch loop: keys from in, the view to out.
 func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out io.Writer) error {
@@ -277,7 +294,31 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 	seen := map[string]bool{}
 	skipped := map[string]bool{}
 	var asking string // the id the prompt is about
-	fmt.Fprintln(out, "watching for approval requests (a = allow, d = deny, s = skip, q = quit)")
+	var shown bool    // its whole input has been printed
+	prompt := func() { fmt.Fprint(out, "  [a]llow [d]eny [s]kip [q]uit? ") }
+	// ask prints the request and its input, whole and wrapped up to
+	// watchMaxLines lines. A longer input is cut with a note, and a one-key
+	// allow waits until v has printed all of it: a person allows only what
+	// they could read.
+	ask := func(r approvals.Request) {
+		asking = r.ID
+		lines := r.InputLines(watchWidth)
+		fmt.Fprintf(out, "%s %s (%s, session %s), input:\n", r.ID, approvals.Visible(r.Tool), approvals.Visible(r.Client), approvals.Visible(r.Session))
+		shown = len(lines) <= watchMaxLines
+		if !shown {
+			lines = lines[:watchMaxLines]
+		}
+		for _, l := range lines {
+			fmt.Fprintf(out, "    %s\n", l)
+		}
+		if !shown {
+			fmt.Fprintf(out, "  [input cut: %d of %d lines shown; v shows it all, and allow waits until then]\n", watchMaxLines, len(r.InputLines(watchWidth)))
+			fmt.Fprint(out, "  [v]iew all [d]eny [s]kip [q]uit? ")
+			return
+		}
+		prompt()
+	}
+	fmt.Fprintln(out, "watching for approval requests (a = allow, d = deny, s = skip, v = view the whole input, q = quit)")
 	refresh := func() error {
 		rs, err := q.List(approvals.Filter{Pending: true})
 		if err != nil {
@@ -294,15 +335,14 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 		}
 		if asking != "" && !pending[asking] {
 			if r, err := q.Get(asking); err == nil {
-				fmt.Fprintf(out, "%s was %s elsewhere (by %s)\n", r.ID, status(r, now), r.DecidedBy)
+				fmt.Fprintf(out, "%s was %s elsewhere (by %s)\n", r.ID, status(r, now), approvals.Visible(r.DecidedBy))
 			}
 			asking = ""
 		}
 		if asking == "" {
 			for _, r := range rs {
 				if !skipped[r.ID] {
-					asking = r.ID
-					fmt.Fprintf(out, "%s %s %s\n  [a]llow [d]eny [s]kip [q]uit? ", r.ID, r.Tool, clip(r.Input, 200))
+					ask(r)
 					break
 				}
 			}
@@ -330,11 +370,33 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 			case 'q', 'Q', 4: // 4: Ctrl-D
 				fmt.Fprintln(out)
 				return nil
+			case 'v', 'V':
+				if asking == "" || shown {
+					continue
+				}
+				r, err := q.Get(asking)
+				if err != nil {
+					fmt.Fprintf(out, "\n%v\n", err)
+					asking = ""
+					break
+				}
+				fmt.Fprintln(out)
+				for _, l := range r.InputLines(watchWidth) {
+					fmt.Fprintf(out, "    %s\n", l)
+				}
+				shown = true
+				prompt()
+				continue
 			case 'a', 'A', 'd', 'D':
 				if asking == "" {
 					continue
 				}
 				allow := k == 'a' || k == 'A'
+				if allow && !shown {
+					fmt.Fprintf(out, "\nthe input of %s was not shown whole: press v to read it before allowing\n", asking)
+					fmt.Fprint(out, "  [v]iew all [d]eny [s]kip [q]uit? ")
+					continue
+				}
 				r, err := q.Decide(asking, approvals.Decision{Allow: allow, By: decider("watch")})
 				switch {
 				case errors.Is(err, approvals.ErrDecided), errors.Is(err, approvals.ErrUnknown):

@@ -556,7 +556,9 @@ func encode(r Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding approval record: %w", err)
 	}
-	return append(out, '\n'), nil
+	// Records are what pending, history and show hand out: no raw control
+	// or bidi character in them (see VisibleJSON).
+	return append([]byte(VisibleJSON(string(out))), '\n'), nil
 }
 
 // JSON renders a request as the JSON object stored on disk.

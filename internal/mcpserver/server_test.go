@@ -204,3 +204,24 @@ func TestPermitTimeoutAndFailures(t *testing.T) {
 		t.Fatalf("a cancelled permit left a pending request: %+v", rs)
 	}
 }
+
+// TestSupervisorViewsShowControlsVisibly: pending and history hand the
+// parent's model no raw control or bidi character from a child's request.
+func TestSupervisorViewsShowControlsVisibly(t *testing.T) {
+	q := queue(t)
+	if _, err := q.Enqueue(approvals.Request{Tool: "x\x1b[2J\u009b\u202e", Input: "{\"a\":\"\u0085\x7f\u2066\"}", Deadline: time.Now().Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range SupervisorTools(q, "") {
+		if tool.Name == "respond" {
+			continue
+		}
+		res, err := tool.Call(context.Background(), gjson.Parse(`{}`))
+		if err != nil || !strings.Contains(res.Text, `x\u001b[2J\u009b\u202e`) {
+			t.Fatalf("%s: %v %q", tool.Name, err, res.Text)
+		}
+		if strings.ContainsAny(res.Text, "\x1b\u009b\u202e\u0085\x7f\u2066") {
+			t.Errorf("%s returns raw control characters: %q", tool.Name, res.Text)
+		}
+	}
+}
