@@ -12,6 +12,7 @@ require (
 	github.com/tidwall/gjson v1.20.0
 	github.com/tidwall/pretty v1.2.0
 	github.com/tidwall/sjson v1.2.5
+	golang.org/x/term v0.45.0
 )
 
 require (

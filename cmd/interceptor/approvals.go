@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
+	"golang.org/x/term"
 )
 
 // approvalsFlags are the flags every approvals subcommand shares.
@@ -239,16 +241,32 @@ reported and passed over.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			if file, ok := io.In.(*os.File); ok {
-				if restore, ok := approvals.RawTerminal(file.Fd()); ok {
-					defer restore()
+			out := io.Out
+			// On a terminal, one keypress decides: raw mode, restored on
+			// the way out. Raw mode also stops the terminal from turning
+			// "\n" into "\r\n" and Ctrl-C into SIGINT: crlf puts the first
+			// back, and watch reads Ctrl-C as q.
+			if file, ok := io.In.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+				if old, err := term.MakeRaw(int(file.Fd())); err == nil {
+					defer term.Restore(int(file.Fd()), old)
+					out = crlf{out}
 				}
 			}
-			return watchApprovals(ctx, q, io.In, io.Out)
+			return watchApprovals(ctx, q, io.In, out)
 		},
 	}
 	f.register(cmd)
 	return cmd
+}
+
+// crlf writes "\r\n" for every "\n", for a terminal in raw mode.
+type crlf struct{ w io.Writer }
+
+func (c crlf) Write(p []byte) (int, error) {
+	if _, err := c.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // watchWidth and watchMaxLines bound what watch prints of one input before
@@ -367,7 +385,7 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 				return nil // end of input
 			}
 			switch k {
-			case 'q', 'Q', 4: // 4: Ctrl-D
+			case 'q', 'Q', 3, 4: // 3: Ctrl-C, 4: Ctrl-D
 				fmt.Fprintln(out)
 				return nil
 			case 'v', 'V':

@@ -207,10 +207,55 @@ func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
 	return nil
 }
 
-// decideApprove applies the rules, else queues the call and waits.
+// decideApprove builds the policy from the flags and asks the queue (see
+// approvals.Store.Ask). A flag that does not parse is an error: the caller
+// denies.
 func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks.Decision, string, error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	p, err := f.policy()
+	if err != nil {
+		return hooks.Decision{}, "", err
+	}
+	dir := f.stateDir
+	if dir == "" {
+		if dir, err = state.DefaultDir(); err != nil {
+			return hooks.Decision{}, "", err
+		}
+	}
+	input := ev.Input.Raw
+	if input == "" {
+		input = "{}"
+	}
+	a, err := approvals.New(dir).Ask(ctx, p, approvals.Call{
+		Client:  ev.Client.Name(),
+		Session: ev.Session,
+		Tool:    ev.ToolName,
+		Input:   input,
+		Origin:  fmt.Sprintf("approve hook pid %d", os.Getpid()),
+	})
+	switch {
+	case err != nil:
+		return hooks.Decision{}, "", err
+	case a.Pass:
+		return hooks.Decision{Allow: true}, a.Why, errPass
+	}
+	return hooks.Decision{Allow: a.Allow, Reason: a.Message, UpdatedInput: []byte(a.UpdatedInput)}, a.Why, nil
+}
+
+// policy reads the rule and timeout flags.
+func (f *approveFlags) policy() (approvals.Policy, error) {
+	p := approvals.Policy{Timeout: f.timeout}
+	switch f.onTimeout {
+	case "deny":
+	case "allow":
+		p.OnTimeoutAllow = true
+	default:
+		return p, fmt.Errorf("--on-timeout %q: want deny or allow", f.onTimeout)
+	}
+	if f.timeout <= 0 {
+		return p, fmt.Errorf("--timeout %s: must be positive", f.timeout)
 	}
 	compile := func(flag, re string) (*regexp.Regexp, error) {
 		r, err := regexp.Compile(re)
@@ -219,92 +264,27 @@ func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks
 		}
 		return r, nil
 	}
-	var onTimeoutAllow bool
-	switch f.onTimeout {
-	case "deny":
-	case "allow":
-		onTimeoutAllow = true
-	default:
-		return hooks.Decision{}, "", fmt.Errorf("--on-timeout %q: want deny or allow", f.onTimeout)
-	}
-	if f.timeout <= 0 {
-		return hooks.Decision{}, "", fmt.Errorf("--timeout %s: must be positive", f.timeout)
-	}
+	var err error
 	if f.match != "" {
-		re, err := compile("match", f.match)
-		if err != nil {
-			return hooks.Decision{}, "", err
-		}
-		if !re.MatchString(ev.ToolName) {
-			// Not ours to decide: the client's own rules apply.
-			return hooks.Decision{Allow: true}, "not matched by --match: passed through", errPass
+		if p.Match, err = compile("match", f.match); err != nil {
+			return p, err
 		}
 	}
 	for _, x := range f.deny {
 		re, err := compile("deny", x)
 		if err != nil {
-			return hooks.Decision{}, "", err
+			return p, err
 		}
-		if re.MatchString(ev.ToolName) {
-			return hooks.Decision{Reason: fmt.Sprintf("%s is denied by rule (--deny %s)", ev.ToolName, x)}, "rule --deny " + x, nil
-		}
+		p.Deny = append(p.Deny, re)
 	}
 	for _, x := range f.allow {
 		re, err := compile("allow", x)
 		if err != nil {
-			return hooks.Decision{}, "", err
+			return p, err
 		}
-		if re.MatchString(ev.ToolName) {
-			return hooks.Decision{Allow: true}, "rule --allow " + x, nil
-		}
+		p.Allow = append(p.Allow, re)
 	}
-	dir := f.stateDir
-	if dir == "" {
-		var err error
-		if dir, err = state.DefaultDir(); err != nil {
-			return hooks.Decision{}, "", err
-		}
-	}
-	q := approvals.New(dir)
-	input := ev.Input.Raw
-	if input == "" {
-		input = "{}"
-	}
-	req, err := q.Enqueue(approvals.Request{
-		Client:   ev.Client.Name(),
-		Session:  ev.Session,
-		Tool:     ev.ToolName,
-		Input:    input,
-		Deadline: time.Now().Add(f.timeout),
-		Origin:   fmt.Sprintf("approve hook pid %d", os.Getpid()),
-	})
-	if err != nil {
-		return hooks.Decision{}, "", err
-	}
-	wctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	got, err := q.Wait(wctx, req.ID)
-	if err != nil {
-		if wctx.Err() == nil {
-			return hooks.Decision{}, "", err
-		}
-		// Timed out: expire it, unless a decision won the race.
-		if got, err = q.Expire(req.ID, "timeout after "+f.timeout.String()); err != nil {
-			return hooks.Decision{}, "", err
-		}
-	}
-	switch got.Status {
-	case approvals.Allowed:
-		return hooks.Decision{Allow: true, Reason: got.Message, UpdatedInput: []byte(got.Updated)}, "request " + got.ID + " allowed by " + got.DecidedBy, nil
-	case approvals.Denied:
-		return hooks.Decision{Reason: got.Message}, "request " + got.ID + " denied by " + got.DecidedBy, nil
-	}
-	// Expired.
-	reason := fmt.Sprintf("no supervisor decided within %s (approval request %s)", f.timeout, got.ID)
-	if onTimeoutAllow {
-		return hooks.Decision{Allow: true, Reason: reason + "; allowed by --on-timeout allow"}, "expired, --on-timeout allow", nil
-	}
-	return hooks.Decision{Reason: reason + "; denied"}, "expired, denied", nil
+	return p, nil
 }
 
 // errPass is decideApprove's "print nothing" (see runApprove).

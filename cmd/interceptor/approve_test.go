@@ -351,3 +351,27 @@ func TestApprovalsInputNotHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestApprovalsWatchRawTerminal: in raw mode Ctrl-C reaches watch as a key
+// (it quits), and every newline is written as CRLF.
+func TestApprovalsWatchRawTerminal(t *testing.T) {
+	var b bytes.Buffer
+	if _, err := (crlf{&b}).Write([]byte("a\nb\n")); err != nil || b.String() != "a\r\nb\r\n" {
+		t.Fatalf("crlf: %q %v", b.String(), err)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	done := make(chan error, 1)
+	go func() {
+		done <- watchApprovals(context.Background(), approvals.New(filepath.Join(t.TempDir(), "state")), pr, io.Discard)
+	}()
+	pw.Write([]byte{3}) // and stdin stays open
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Ctrl-C did not quit watch")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -38,80 +39,42 @@ func ChildTools(q *approvals.Store, o ChildOptions) []Tool {
 	}}
 }
 
-// Permit queues one permission prompt and waits for its decision. It
-// returns exactly the JSON Claude Code expects, nothing appended:
-// {"behavior":"allow","updatedInput":{…}} or {"behavior":"deny","message":"…"}.
-// It fails closed: any problem is a deny carrying the problem.
+// Permit queues one permission prompt and waits for its decision (see
+// approvals.Store.Ask). It returns exactly the JSON Claude Code expects,
+// nothing appended (hooks.PermitReply). It fails closed: any problem is a
+// deny carrying the problem.
 func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.Result) string {
 	name := args.Get("tool_name")
 	input := args.Get("input")
 	if name.Type != gjson.String || name.Str == "" {
-		return denyJSON("interceptor permit: tool_name is missing; denied")
+		return deny("interceptor permit: tool_name is missing; denied")
 	}
 	raw := input.Raw
 	if !input.IsObject() {
 		if input.Exists() && input.Type != gjson.Null {
-			return denyJSON("interceptor permit: input is not an object; denied")
+			return deny("interceptor permit: input is not an object; denied")
 		}
 		raw = "{}"
 	}
+	raw = compact(raw)
 	session := o.Session
 	if session == "" {
-		session = os.Getenv("CLAUDE_CODE_SESSION_ID")
+		session = os.Getenv(hooks.PermitSessionEnv)
 	}
 	origin := fmt.Sprintf("mcp permit pid %d", os.Getpid())
 	if id := args.Get("tool_use_id").Str; id != "" {
 		origin += " tool_use_id " + id
 	}
-	req, err := q.Enqueue(approvals.Request{
-		Client: "claude-code", Session: session, Tool: name.Str, Input: raw,
-		Deadline: time.Now().Add(o.Timeout), Origin: origin,
-	})
+	a, err := q.Ask(ctx, approvals.Policy{Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow},
+		approvals.Call{Client: "claude-code", Session: session, Tool: name.Str, Input: raw, Origin: origin})
 	if err != nil {
-		return denyJSON("interceptor permit failed, so the call is denied: " + err.Error())
+		return deny("interceptor permit failed, so the call is denied: " + err.Error())
 	}
-	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	got, err := q.Wait(wctx, req.ID)
-	if err != nil {
-		by := "timeout after " + o.Timeout.String()
-		if ctx.Err() != nil {
-			by = "the client cancelled the call"
-		} else if wctx.Err() == nil {
-			return denyJSON("interceptor permit failed, so the call is denied: " + err.Error())
-		}
-		if got, err = q.Expire(req.ID, by); err != nil {
-			return denyJSON("interceptor permit failed, so the call is denied: " + err.Error())
-		}
-	}
-	switch got.Status {
-	case approvals.Allowed:
-		upd := got.Updated
-		if upd == "" {
-			upd = raw // Claude Code runs the call with updatedInput: send the original
-		}
-		return allowJSON(upd)
-	case approvals.Denied:
-		msg := got.Message
-		if msg == "" {
-			msg = "denied by the supervisor"
-		}
-		return denyJSON(msg)
-	}
-	msg := fmt.Sprintf("no supervisor decided within %s (approval request %s)", o.Timeout, got.ID)
-	if o.OnTimeoutAllow {
-		return allowJSON(raw)
-	}
-	return denyJSON(msg + "; denied")
+	return string(hooks.PermitReply(hooks.Decision{Allow: a.Allow, Reason: a.Message, UpdatedInput: []byte(compact(a.UpdatedInput))}, []byte(raw)))
 }
 
-func allowJSON(input string) string {
-	return `{"behavior":"allow","updatedInput":` + compact(input) + `}`
-}
-
-func denyJSON(message string) string {
-	s, _ := sjson.Set(`{"behavior":"deny"}`, "message", message)
-	return s
+func deny(message string) string {
+	return string(hooks.PermitReply(hooks.Decision{Reason: message}, nil))
 }
 
 // compact drops insignificant whitespace (records keep the input's bytes).

@@ -1,0 +1,89 @@
+package approvals
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAsk: rules decide without a record; otherwise the request waits for
+// a decision, a timeout or the caller's cancellation, each answered once.
+func TestAsk(t *testing.T) {
+	q := newStore(t)
+	ctx := context.Background()
+	call := Call{Client: "codex", Session: "s", Tool: "mcp__wf__next_step", Input: `{"a":1}`, Origin: "test"}
+	p := Policy{
+		Match: regexp.MustCompile(`^mcp__`),
+		Deny:  []*regexp.Regexp{regexp.MustCompile(`danger`)},
+		Allow: []*regexp.Regexp{regexp.MustCompile(`next_step`), regexp.MustCompile(`danger`)},
+	}
+	for _, c := range []struct {
+		tool string
+		want Answer
+	}{
+		{"Bash", Answer{Pass: true, Why: "not matched by --match: passed through"}},
+		{"mcp__wf__danger", Answer{Message: "mcp__wf__danger is denied by rule (--deny danger)", Why: "rule --deny danger"}},
+		{"mcp__wf__next_step", Answer{Allow: true, Why: "rule --allow next_step"}},
+	} {
+		c2 := call
+		c2.Tool = c.tool
+		if got, err := q.Ask(ctx, p, c2); err != nil || got != c.want {
+			t.Errorf("%s: %+v %v, want %+v", c.tool, got, err, c.want)
+		}
+	}
+	if rs, _ := q.List(Filter{}); len(rs) != 0 {
+		t.Fatalf("rules queued %d requests", len(rs))
+	}
+
+	// A supervisor's allow with new input reaches the asker.
+	done := make(chan Answer, 1)
+	go func() { a, _ := q.Ask(ctx, Policy{Timeout: 10 * time.Second}, call); done <- a }()
+	r := waitPending(t, q)
+	if r.Tool != call.Tool || r.Origin != "test" || r.Input != `{"a":1}` {
+		t.Fatalf("queued %+v", r)
+	}
+	q.Decide(r.ID, Decision{Allow: true, Message: "ok", UpdatedInput: `{"a":2}`, By: "t"})
+	if a := <-done; !a.Allow || a.Message != "ok" || a.UpdatedInput != `{"a":2}` || a.Why != "request "+r.ID+" allowed by t" {
+		t.Fatalf("allowed: %+v", a)
+	}
+	// A deny without a message says who denied.
+	go func() { a, _ := q.Ask(ctx, Policy{Timeout: 10 * time.Second}, call); done <- a }()
+	r = waitPending(t, q)
+	q.Decide(r.ID, Decision{By: "t"})
+	if a := <-done; a.Allow || a.Message != "denied by the supervisor" {
+		t.Fatalf("denied: %+v", a)
+	}
+	// Nobody decides: expired, denied (or allowed with OnTimeoutAllow).
+	for _, allow := range []bool{false, true} {
+		a, err := q.Ask(ctx, Policy{Timeout: 50 * time.Millisecond, OnTimeoutAllow: allow}, call)
+		if err != nil || a.Allow != allow || !strings.Contains(a.Message, "no supervisor decided within 50ms") {
+			t.Fatalf("timeout (allow %t): %+v %v", allow, a, err)
+		}
+	}
+	// The caller cancels: expired, denied, nothing left pending.
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if a, err := q.Ask(cctx, Policy{Timeout: time.Minute}, call); err != nil || a.Allow || !strings.Contains(a.Message, "cancelled") {
+		t.Fatalf("cancelled: %+v %v", a, err)
+	}
+	if rs, _ := q.List(Filter{Pending: true}); len(rs) != 0 {
+		t.Fatalf("left pending: %+v", rs)
+	}
+	// A queue that cannot be used is an error (the caller denies).
+	if _, err := New("/proc/self/nonexistent/state").Ask(ctx, Policy{}, call); err == nil {
+		t.Fatal("a broken queue gave an answer")
+	}
+}
+
+func waitPending(t *testing.T, q *Store) Request {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rs, err := q.WaitPending(ctx)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("pending: %v %v", rs, err)
+	}
+	return rs[0]
+}
