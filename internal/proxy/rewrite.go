@@ -135,14 +135,19 @@ func (r *Rewriter) logf(format string, a ...any) {
 // request; see idKey.
 func IDKey(id gjson.Result) (string, bool) { return idKey(id) }
 
-// idKey turns a JSON-RPC id into a map key: numbers by their spelling,
-// strings by their value. Null or absent ids are not tracked.
+// idKey turns a JSON-RPC id into a map key that compares ids as JSON
+// values: strings by their unescaped value, numbers by their numeric value
+// (a client's 2.0 is answered by a server's 2), and a string never equals a
+// number. Null or absent ids are not tracked.
 func idKey(id gjson.Result) (string, bool) {
 	switch id.Type {
 	case gjson.String:
 		return "s" + id.Str, true
 	case gjson.Number:
-		return "n" + id.Raw, true
+		if k, ok := rawjson.NumberKey(id.Raw); ok {
+			return "n" + k, true
+		}
+		return "r" + id.Raw, true // not a JSON number: only its own spelling matches
 	}
 	return "", false
 }

@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 		signal.Ignore(syscall.SIGTERM)
 		io.Copy(io.Discard, os.Stdin)
 		time.Sleep(time.Hour)
+	case "script":
+		os.Exit(runScriptServer())
 	case "sigterm":
 		// Exit 42 on SIGTERM.
 		c := make(chan os.Signal, 1)
