@@ -121,6 +121,7 @@ proxy's; its stderr passes through.`,
 	fl.BoolVar(&cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
 	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
 	fl.StringVar(&stateDir, "state-dir", "", "where --persist keeps tokens (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	fl.IntVar(&cfg.MaxMessage, "max-message", proxy.DefaultMaxMessage, "largest message relayed, in bytes: a longer one is not kept in memory but answered with a JSON-RPC error")
 	fl.DurationVar(&grace, "grace", proxy.DefaultGrace, "on shutdown, how long the server gets to exit before SIGTERM, and again before it is killed")
 	return cmd
 }

@@ -5,28 +5,50 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
+
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 )
 
-// lineReader reads newline-delimited messages of any length.
+// DefaultMaxMessage is the largest message relayed, in bytes, unless
+// Config.MaxMessage says otherwise. A longer line is not kept in memory:
+// it is read through and answered (see Rewriter.Oversized).
+const DefaultMaxMessage = 32 << 20
+
+// lineReader reads newline-delimited messages of up to max bytes.
 type lineReader struct {
 	br  *bufio.Reader
 	buf []byte
+	max int
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+func newLineReader(r io.Reader, max int) *lineReader {
+	if max <= 0 {
+		max = DefaultMaxMessage
+	}
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
 // next returns the next line with its line ending. The slice is valid
 // until the next call. At the end of input it returns the last bytes (a
-// line without an ending, if any) and io.EOF, or only io.EOF.
-func (l *lineReader) next() ([]byte, error) {
+// line without an ending, if any) and io.EOF, or only io.EOF. A line longer
+// than max is read to its end without being kept: next returns instead
+// what its head says (its id and method), for an answer.
+func (l *lineReader) next() ([]byte, *rawjson.Head, error) {
 	line, err := l.br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, err
+		if len(line) > l.max {
+			return l.over(line, err)
+		}
+		return line, nil, err
 	}
 	l.buf = append(l.buf[:0], line...)
 	for {
+		if len(l.buf) > l.max {
+			buf := l.buf
+			l.buf = nil // do not keep a huge buffer for the rest of the session
+			return l.over(buf, err)
+		}
 		line, err = l.br.ReadSlice('\n')
 		l.buf = append(l.buf, line...)
 		if !errors.Is(err, bufio.ErrBufferFull) {
@@ -34,11 +56,27 @@ func (l *lineReader) next() ([]byte, error) {
 				// Do not keep a huge buffer for the rest of the session.
 				out := l.buf
 				l.buf = nil
-				return out, err
+				return out, nil, err
 			}
-			return l.buf, err
+			if len(l.buf) > l.max {
+				return l.over(l.buf, err)
+			}
+			return l.buf, nil, err
 		}
 	}
+}
+
+// over reads the rest of an overlong line, of which start was read, into
+// a Head.
+func (l *lineReader) over(start []byte, err error) ([]byte, *rawjson.Head, error) {
+	h := new(rawjson.Head)
+	h.Write(start)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		var line []byte
+		line, err = l.br.ReadSlice('\n')
+		h.Write(line)
+	}
+	return nil, h, err
 }
 
 // more reports whether a whole next line is already buffered, so that a
@@ -66,33 +104,70 @@ func splitEnding(line []byte) (msg, end []byte) {
 	return line[:n], line[n:]
 }
 
-// relayLine rewrites one line with fn and writes it to w in one write. An
-// untouched line is written exactly as read.
-func relayLine(w io.Writer, line []byte, fn func([]byte) []byte, scratch *[]byte) error {
-	msg, end := splitEnding(line)
-	out := fn(msg)
-	if len(out) == len(msg) && (len(msg) == 0 || &out[0] == &msg[0]) {
-		_, err := w.Write(line)
-		return err
+// outbox is one side's output. Both relay directions write to it: one
+// relays messages, the other answers messages it did not relay. Each
+// message is written whole under the lock.
+type outbox struct {
+	mu sync.Mutex
+	bw *bufio.Writer
+}
+
+func newOutbox(w io.Writer) *outbox { return &outbox{bw: bufio.NewWriterSize(w, 64<<10)} }
+
+// relay writes what becomes of line (out, from a Rewriter) and flushes
+// unless more is coming right away. An untouched line is written exactly as
+// read.
+func (o *outbox) relay(line []byte, out Out, more bool) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var err error
+	switch msg, end := splitEnding(line); {
+	case out.Drop:
+	case len(out.Msg) == len(msg) && (len(msg) == 0 || &out.Msg[0] == &msg[0]):
+		_, err = o.bw.Write(line)
+	default:
+		if line == nil {
+			end = []byte{'\n'} // in place of a line not kept
+		}
+		o.bw.Write(out.Msg)
+		_, err = o.bw.Write(end)
 	}
-	b := append(append((*scratch)[:0], out...), end...)
-	if cap(b) <= 1<<20 {
-		*scratch = b
+	if err == nil && !more {
+		err = o.bw.Flush()
 	}
-	_, err := w.Write(b)
 	return err
 }
 
-// LineReader reads newline-delimited messages of any length (for the HTTP
-// side).
+// answer writes messages (lines) that answer what this side sent, at once.
+func (o *outbox) answer(lines []byte) {
+	if len(lines) == 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, err := o.bw.Write(lines); err == nil {
+		o.bw.Flush()
+	}
+}
+
+func (o *outbox) flush() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.bw.Flush()
+}
+
+// LineReader reads newline-delimited messages (for the HTTP side); see
+// lineReader.next.
 type LineReader struct{ lr *lineReader }
 
-// NewLineReader returns a LineReader reading r.
-func NewLineReader(r io.Reader) LineReader { return LineReader{newLineReader(r)} }
+// NewLineReader returns a LineReader reading r, with lines of at most max
+// bytes (0: DefaultMaxMessage).
+func NewLineReader(r io.Reader, max int) LineReader { return LineReader{newLineReader(r, max)} }
 
-// Next returns the next line with its ending, valid until the next call;
-// io.EOF at the end (with the last bytes, if any).
-func (l LineReader) Next() ([]byte, error) { return l.lr.next() }
+// Next returns the next line with its ending, valid until the next call,
+// or for a line over the limit its head; io.EOF at the end (with the last
+// bytes, if any).
+func (l LineReader) Next() ([]byte, *rawjson.Head, error) { return l.lr.next() }
 
 // SplitEnding splits a line into the message and its line ending.
 func SplitEnding(line []byte) (msg, end []byte) { return splitEnding(line) }

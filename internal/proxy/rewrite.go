@@ -19,6 +19,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
@@ -43,6 +44,10 @@ type Config struct {
 	Persist bool
 	Store   *state.Store
 	Session string
+
+	// MaxMessage is the largest message relayed, in bytes (0:
+	// DefaultMaxMessage).
+	MaxMessage int
 
 	// Log receives the proxy's own diagnostics, one line each (never a
 	// token). Nil discards them.
@@ -152,34 +157,126 @@ func idKey(id gjson.Result) (string, bool) {
 	return "", false
 }
 
-// FromClient returns msg (one line, without its line ending) as it goes to
-// the server: tools/list and tools/call requests are tracked, tools/call
-// arguments get the held token. Anything else is returned as it is, the
-// same slice.
-func (r *Rewriter) FromClient(msg []byte) []byte {
-	return r.each(msg, r.clientMessage)
+// Out is what becomes of one message.
+type Out struct {
+	// Msg is the message as it goes on: the same slice when untouched.
+	Msg []byte
+	// Drop says nothing goes on.
+	Drop bool
+	// Back holds messages that answer the sender, one a line, each ending
+	// in '\n' (an error reply to a request that was not relayed).
+	Back []byte
 }
 
-// FromServer returns msg as it goes to the client: the responses to tracked
-// requests are rewritten, anything else is returned as it is.
-func (r *Rewriter) FromServer(msg []byte) []byte {
+// FromClient returns what becomes of msg (one line, without its line
+// ending) on its way to the server: tools/list and tools/call requests are
+// tracked, tools/call arguments get the held token. Anything else goes on
+// as it is, the same slice.
+func (r *Rewriter) FromClient(msg []byte) Out {
+	return r.each(msg, false, r.clientMessage)
+}
+
+// FromServer returns what becomes of msg on its way to the client: the
+// responses to tracked requests are rewritten, anything else goes on as it
+// is.
+func (r *Rewriter) FromServer(msg []byte) Out {
 	r.mu.Lock()
 	idle := len(r.pending) == 0
 	r.mu.Unlock()
-	if idle {
-		return msg // nothing asked that we rewrite: do not even look
+	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
+		return Out{Msg: msg} // nothing asked that we rewrite: do not even look
 	}
-	return r.each(msg, r.serverMessage)
+	return r.each(msg, true, r.serverMessage)
 }
 
-// each applies fn to a single message, or to each message of a batch.
-func (r *Rewriter) each(msg []byte, fn func([]byte) ([]byte, bool)) (out []byte) {
+// MaxMessage is the largest message relayed, in bytes.
+func (r *Rewriter) MaxMessage() int {
+	if r.cfg.MaxMessage > 0 {
+		return r.cfg.MaxMessage
+	}
+	return DefaultMaxMessage
+}
+
+// Oversized returns what becomes of a message over MaxMessage, of which
+// only h was kept: see refuse.
+func (r *Rewriter) Oversized(fromServer bool, h *rawjson.Head) Out {
+	limit := fmt.Sprintf("%d bytes", r.MaxMessage())
+	if r.MaxMessage()%(1<<20) == 0 {
+		limit = fmt.Sprintf("%d MiB", r.MaxMessage()>>20)
+	}
+	return r.refuse(fromServer, *h, fmt.Sprintf("%d bytes, over the %s limit (--max-message)", h.Size, limit))
+}
+
+// refuse answers a message that is not relayed (too large or too deep to
+// read safely), of which h was read, and logs one line. A request's sender
+// gets an error reply; a response's receiver gets an error response in its
+// place, so nobody waits for an answer that will not come; anything else
+// is dropped.
+func (r *Rewriter) refuse(fromServer bool, h rawjson.Head, why string) Out {
+	from, to := "client", "server"
+	if fromServer {
+		from, to = to, from
+	}
+	switch {
+	case h.Object && h.ID != "" && h.HasMethod:
+		r.logf("refused a %.64q request from the %s: %s; the %s was answered with an error", h.Method, from, why, from)
+		reply := ErrorResponse(h.ID, codeInvalidRequest, fmt.Sprintf("interceptor proxy: the request was not relayed to the %s: %s", to, why))
+		return Out{Drop: true, Back: append(reply, '\n')}
+	case h.Object && h.ID != "":
+		if fromServer {
+			if k, ok := idKey(gjson.Parse(h.ID)); ok {
+				r.mu.Lock()
+				delete(r.pending, k)
+				r.mu.Unlock()
+			}
+		}
+		r.logf("refused a response from the %s: %s; the %s gets an error in its place", from, why, to)
+		return Out{Msg: ErrorResponse(h.ID, codeInternalError, fmt.Sprintf("interceptor proxy: the %s's response was not relayed: %s", from, why))}
+	}
+	r.logf("dropped a message from the %s: %s", from, why)
+	return Out{Drop: true}
+}
+
+// JSON-RPC error codes the proxy answers with.
+const (
+	codeInvalidRequest = -32600
+	codeInternalError  = -32603
+)
+
+// ErrorResponse is a JSON-RPC error response to the request with id (raw
+// JSON).
+func ErrorResponse(id string, code int, message string) []byte {
+	msg := []byte(`{"jsonrpc":"2.0","id":`)
+	msg = append(msg, id...)
+	msg = append(msg, `,"error":{"code":`...)
+	msg = strconv.AppendInt(msg, int64(code), 10)
+	msg = append(msg, `,"message":`...)
+	msg = rawjson.AppendString(msg, message)
+	return append(msg, "}}"...)
+}
+
+// step is what becomes of one message, or one member of a batch.
+type step struct {
+	out  []byte // the edited message; nil: as it came
+	drop bool
+	back []byte
+}
+
+// each applies fn to a single message, or to each message of a batch. A
+// message nested deeper than rawjson.MaxDepth is refused before anything
+// parses it.
+func (r *Rewriter) each(msg []byte, fromServer bool, fn func([]byte) step) (out Out) {
+	if rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
+		var h rawjson.Head
+		h.Write(msg)
+		return r.refuse(fromServer, h, fmt.Sprintf("nested deeper than %d levels", rawjson.MaxDepth))
+	}
 	defer func() {
 		// A bug here must not take the connection down: relay the message
 		// as it came.
 		if p := recover(); p != nil {
 			r.logf("internal error on a message, relayed unchanged: %v", p)
-			out = msg
+			out = Out{Msg: msg}
 		}
 	}()
 	i := 0
@@ -187,36 +284,77 @@ func (r *Rewriter) each(msg []byte, fn func([]byte) ([]byte, bool)) (out []byte)
 		i++
 	}
 	if i == len(msg) {
-		return msg
+		return Out{Msg: msg}
 	}
 	switch msg[i] {
 	case '{':
-		if out, ok := fn(msg); ok {
-			return out
+		st := fn(msg)
+		out = Out{Msg: msg, Drop: st.drop, Back: st.back}
+		if st.out != nil {
+			out.Msg = st.out
 		}
-		return msg
+		return out
 	case '[':
-		var edits []edit
+		type member struct {
+			edit
+			drop bool
+		}
+		var members []member
+		var back []byte
+		edited, dropped := false, false
 		gjson.ParseBytes(msg).ForEach(func(_, el gjson.Result) bool {
-			if !el.IsObject() {
-				return true
+			m := member{edit: edit{off: el.Index, raw: el.Raw}}
+			if el.IsObject() {
+				st := fn([]byte(el.Raw))
+				m.repl, m.drop = st.out, st.drop
+				back = append(back, st.back...)
+				edited = edited || st.out != nil
+				dropped = dropped || st.drop
 			}
-			if out, ok := fn([]byte(el.Raw)); ok {
-				edits = append(edits, edit{off: el.Index, raw: el.Raw, repl: out})
-			}
+			members = append(members, m)
 			return true
 		})
-		if out, ok := splice(msg, edits); ok {
-			return out
+		out = Out{Msg: msg, Back: back}
+		if dropped {
+			// Rebuild the batch from what is left of it.
+			b := []byte{'['}
+			for _, m := range members {
+				if m.drop {
+					continue
+				}
+				if len(b) > 1 {
+					b = append(b, ',')
+				}
+				if m.repl != nil {
+					b = append(b, m.repl...)
+				} else {
+					b = append(b, m.raw...)
+				}
+			}
+			if len(b) == 1 {
+				out.Drop = true
+			}
+			out.Msg = append(b, ']')
+		} else if edited {
+			var edits []edit
+			for _, m := range members {
+				if m.repl != nil {
+					edits = append(edits, m.edit)
+				}
+			}
+			if spliced, ok := splice(msg, edits); ok {
+				out.Msg = spliced
+			}
 		}
+		return out
 	}
-	return msg
+	return Out{Msg: msg}
 }
 
-func (r *Rewriter) clientMessage(msg []byte) ([]byte, bool) {
+func (r *Rewriter) clientMessage(msg []byte) step {
 	method := gjson.GetBytes(msg, "method")
 	if method.Type != gjson.String || (method.Str != "tools/list" && method.Str != "tools/call") {
-		return nil, false
+		return step{}
 	}
 	k := kindList
 	if method.Str == "tools/call" {
@@ -228,9 +366,11 @@ func (r *Rewriter) clientMessage(msg []byte) ([]byte, bool) {
 		r.mu.Unlock()
 	}
 	if k == kindCall {
-		return r.inject(msg)
+		if out, ok := r.inject(msg); ok {
+			return step{out: out}
+		}
 	}
-	return nil, false
+	return step{}
 }
 
 // inject puts the held token into a tools/call request's arguments, unless
@@ -281,35 +421,39 @@ func (r *Rewriter) inject(msg []byte) ([]byte, bool) {
 	return out, true
 }
 
-func (r *Rewriter) serverMessage(msg []byte) ([]byte, bool) {
+func (r *Rewriter) serverMessage(msg []byte) step {
 	id, ok := idKey(gjson.GetBytes(msg, "id"))
 	if !ok {
-		return nil, false
+		return step{}
 	}
 	r.mu.Lock()
 	k, ok := r.pending[id]
 	r.mu.Unlock()
 	if !ok {
-		return nil, false
+		return step{}
 	}
 	// A server-to-client request may reuse an id of ours: ids are per
 	// direction. Only a response (no method) answers our request.
 	if gjson.GetBytes(msg, "method").Exists() {
-		return nil, false
+		return step{}
 	}
 	r.mu.Lock()
 	delete(r.pending, id)
 	r.mu.Unlock()
 	if !gjson.ValidBytes(msg) {
-		return nil, false
+		return step{}
 	}
+	var out []byte
 	switch k {
 	case kindList:
-		return r.rewriteList(msg)
+		out, ok = r.rewriteList(msg)
 	case kindCall:
-		return r.rewriteResult(msg)
+		out, ok = r.rewriteResult(msg)
 	}
-	return nil, false
+	if !ok {
+		return step{}
+	}
+	return step{out: out}
 }
 
 // rewriteList removes the token argument from the input schema of every

@@ -40,8 +40,8 @@ func newRW(t *testing.T, cfg Config) *Rewriter {
 func holding(t *testing.T, tok string) *Rewriter {
 	t.Helper()
 	rw := newRW(t, testConfig())
-	rw.FromClient([]byte(`{"jsonrpc":"2.0","id":"boot","method":"tools/call","params":{"name":"start_session","arguments":{}}}`))
-	rw.FromServer([]byte(`{"jsonrpc":"2.0","id":"boot","result":{"content":[],"_meta":{"session_token":"` + tok + `"}}}`))
+	rw.fromClient([]byte(`{"jsonrpc":"2.0","id":"boot","method":"tools/call","params":{"name":"start_session","arguments":{}}}`))
+	rw.fromServer([]byte(`{"jsonrpc":"2.0","id":"boot","result":{"content":[],"_meta":{"session_token":"` + tok + `"}}}`))
 	if got := rw.Token(); got != tok {
 		t.Fatalf("setup: holds %q, want %q", got, tok)
 	}
@@ -55,7 +55,7 @@ func same(a, b []byte) bool {
 func TestToolsListRemovesTheArgument(t *testing.T) {
 	rw := newRW(t, testConfig())
 	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}`)
-	if out := rw.FromClient(req); !same(out, req) {
+	if out := rw.fromClient(req); !same(out, req) {
 		t.Fatalf("tools/list request changed: %s", out)
 	}
 	resp := `{"jsonrpc":"2.0", "id":7, "result":{"tools":[` +
@@ -70,11 +70,11 @@ func TestToolsListRemovesTheArgument(t *testing.T) {
 		`{"name":"report","inputSchema":{"type":"object","properties":{},"required":[]},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}},` +
 		`{"name":"plain","inputSchema":{"type":"object"}}` +
 		`], "nextCursor":"c1"}}`
-	if got := string(rw.FromServer([]byte(resp))); got != want {
+	if got := string(rw.fromServer([]byte(resp))); got != want {
 		t.Fatalf("tools/list result:\n got %s\nwant %s", got, want)
 	}
 	// The response is consumed: the same id later is not rewritten again.
-	if out := rw.FromServer([]byte(resp)); string(out) != resp {
+	if out := rw.fromServer([]byte(resp)); string(out) != resp {
 		t.Fatalf("an untracked response was rewritten: %s", out)
 	}
 }
@@ -109,7 +109,7 @@ func TestToolsCallInjects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rw := holding(t, tok1)
 			in := []byte(tc.in)
-			out := rw.FromClient(in)
+			out := rw.fromClient(in)
 			if tc.want == "" {
 				if !same(out, in) {
 					t.Fatalf("changed:\n got %s\nwant it untouched", out)
@@ -127,7 +127,7 @@ func TestToolsCallInjects(t *testing.T) {
 	t.Run("nothing held", func(t *testing.T) {
 		rw := newRW(t, testConfig())
 		in := []byte(call(`1`, `{}`))
-		if out := rw.FromClient(in); !same(out, in) {
+		if out := rw.fromClient(in); !same(out, in) {
 			t.Fatalf("injected without a token: %s", out)
 		}
 	})
@@ -145,8 +145,8 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rw := holding(t, tok1)
-			rw.FromClient([]byte(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
-			out := rw.FromServer([]byte(`{"jsonrpc":"2.0","id":21,"result":` + tc.result + `}`))
+			rw.fromClient([]byte(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+			out := rw.fromServer([]byte(`{"jsonrpc":"2.0","id":21,"result":` + tc.result + `}`))
 			if got := rw.Token(); got != tok2 {
 				t.Fatalf("holds %q, want the new token", got)
 			}
@@ -163,25 +163,25 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 	}
 	t.Run("exact bytes", func(t *testing.T) {
 		rw := holding(t, tok1)
-		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
 		in := `{"jsonrpc":"2.0","id":22,"result":{"_meta":{"session_token":"` + tok2 + `", "n": 1.0},"content":[{"type":"text","text":"Accepted \u00e9.\nsession_token: ` + tok2 + `"}],"isError":false}}`
 		want := `{"jsonrpc":"2.0","id":22,"result":{"_meta":{ "n": 1.0},"content":[{"type":"text","text":"Accepted é.\n"}],"isError":false}}`
-		if got := string(rw.FromServer([]byte(in))); got != want {
+		if got := string(rw.fromServer([]byte(in))); got != want {
 			t.Fatalf("\n got %s\nwant %s", got, want)
 		}
 	})
 	t.Run("old token in an error", func(t *testing.T) {
 		rw := holding(t, tok1)
-		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
-		out := rw.FromServer([]byte(`{"jsonrpc":"2.0","id":23,"result":{"isError":true,"content":[{"type":"text","text":"stale token ` + tok1 + `"}]}}`))
+		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+		out := rw.fromServer([]byte(`{"jsonrpc":"2.0","id":23,"result":{"isError":true,"content":[{"type":"text","text":"stale token ` + tok1 + `"}]}}`))
 		if bytes.Contains(out, []byte(tok1)) || !bytes.Contains(out, []byte(token.Placeholder)) {
 			t.Fatalf("the held token is not redacted: %s", out)
 		}
 		if rw.Token() != tok1 {
 			t.Fatalf("an error result replaced the held token")
 		}
-		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
-		out = rw.FromServer([]byte(`{"jsonrpc":"2.0","id":24,"error":{"code":-32602,"message":"bad token ` + tok1 + `","data":{"t":"` + tok1 + `"}}}`))
+		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+		out = rw.fromServer([]byte(`{"jsonrpc":"2.0","id":24,"error":{"code":-32602,"message":"bad token ` + tok1 + `","data":{"t":"` + tok1 + `"}}}`))
 		if bytes.Contains(out, []byte(tok1)) || !gjson.ValidBytes(out) {
 			t.Fatalf("the held token is not redacted from a JSON-RPC error: %s", out)
 		}
@@ -191,8 +191,8 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 		cfg := testConfig()
 		cfg.Log = &log
 		rw := newRW(t, cfg)
-		rw.FromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
-		rw.FromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"has space"},"content":[]}}`))
+		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
+		rw.fromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"has space"},"content":[]}}`))
 		if rw.Token() != "" || !strings.Contains(log.String(), "refused") || strings.Contains(log.String(), "has space") {
 			t.Fatalf("held %q, log %q", rw.Token(), log.String())
 		}
@@ -206,7 +206,7 @@ func TestEverythingElsePassesThrough(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":"L","method":"tools/list"}`,
 	} {
-		rw.FromClient([]byte(m))
+		rw.fromClient([]byte(m))
 	}
 	client := []string{
 		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
@@ -220,7 +220,7 @@ func TestEverythingElsePassesThrough(t *testing.T) {
 		`[1,"a",null]`,
 	}
 	for _, m := range client {
-		if out := rw.FromClient([]byte(m)); string(out) != m {
+		if out := rw.fromClient([]byte(m)); string(out) != m {
 			t.Errorf("client message changed:\n got %s\nwant %s", out, m)
 		}
 	}
@@ -234,7 +234,7 @@ func TestEverythingElsePassesThrough(t *testing.T) {
 		`{"id":1,` + "\x00" + `broken`,
 	}
 	for _, m := range server {
-		if out := rw.FromServer([]byte(m)); string(out) != m {
+		if out := rw.fromServer([]byte(m)); string(out) != m {
 			t.Errorf("server message changed:\n got %s\nwant %s", out, m)
 		}
 	}
@@ -251,8 +251,8 @@ func TestPersistResumes(t *testing.T) {
 	if rw.Token() != "" {
 		t.Fatal("holds a token before any")
 	}
-	rw.FromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
-	rw.FromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"` + tok1 + `"},"content":[]}}`))
+	rw.fromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
+	rw.fromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"` + tok1 + `"},"content":[]}}`))
 	rec, err := state.New(dir).Get("wf", "client-1")
 	if err != nil || rec.Token != tok1 {
 		t.Fatalf("stored %q, %v", rec.Token, err)
@@ -277,4 +277,16 @@ func TestPersistResumes(t *testing.T) {
 	if _, err := New(bad); err == nil {
 		t.Fatal("--persist without a server name accepted")
 	}
+}
+
+// fromClient and fromServer are FromClient and FromServer for messages that
+// are relayed (not dropped): the message as it goes on.
+func (r *Rewriter) fromClient(msg []byte) []byte { return relayed(r.FromClient(msg)) }
+func (r *Rewriter) fromServer(msg []byte) []byte { return relayed(r.FromServer(msg)) }
+
+func relayed(o Out) []byte {
+	if o.Drop || o.Back != nil {
+		panic("the message was not relayed: " + string(o.Back))
+	}
+	return o.Msg
 }

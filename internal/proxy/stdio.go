@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 )
 
 // DefaultGrace is how long the proxy waits for the server to exit after
@@ -76,30 +77,16 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 		close(exited)
 	}()
 
+	toServer, toClient := newOutbox(inW), newOutbox(s.Out)
+	max := rw.MaxMessage()
+
 	// client -> server
 	clientDone := make(chan struct{})
 	go func() {
 		defer close(clientDone)
 		defer inW.Close() // the server sees EOF
-		lr := newLineReader(s.In)
-		bw := bufio.NewWriterSize(inW, 64<<10)
-		var scratch []byte
-		for {
-			line, err := lr.next()
-			if len(line) > 0 {
-				werr := relayLine(bw, line, rw.FromClient, &scratch)
-				if werr == nil && !lr.more() {
-					werr = bw.Flush()
-				}
-				if werr != nil {
-					return // the server is gone
-				}
-			}
-			if err != nil {
-				bw.Flush()
-				return
-			}
-		}
+		pump(newLineReader(s.In, max), toServer, toClient, rw.FromClient, func(h *rawjson.Head) Out { return rw.Oversized(false, h) })
+		// A write error: the server is gone.
 	}()
 
 	// server -> client
@@ -107,25 +94,9 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 	clientGone := make(chan struct{})
 	go func() {
 		defer close(serverDone)
-		lr := newLineReader(outR)
-		bw := bufio.NewWriterSize(s.Out, 64<<10)
-		var scratch []byte
-		for {
-			line, err := lr.next()
-			if len(line) > 0 || err != nil {
-				werr := relayLine(bw, line, rw.FromServer, &scratch)
-				if werr == nil && (err != nil || !lr.more()) {
-					werr = bw.Flush()
-				}
-				if werr != nil {
-					close(clientGone)
-					io.Copy(io.Discard, outR) // never block the server on a full pipe
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
+		if pump(newLineReader(outR, max), toClient, toServer, rw.FromServer, func(h *rawjson.Head) Out { return rw.Oversized(true, h) }) != nil {
+			close(clientGone)
+			io.Copy(io.Discard, outR) // never block the server on a full pipe
 		}
 	}()
 
@@ -175,6 +146,33 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 	}
 	outR.Close()
 	return exitCode(cmd.ProcessState), nil
+}
+
+// pump relays lines from lr to to, each through rewrite (or oversized, for
+// a line over the limit), and writes answers to messages it does not relay
+// to back, until the input ends (nil) or writing to to fails (the error).
+func pump(lr *lineReader, to, back *outbox, rewrite func([]byte) Out, oversized func(*rawjson.Head) Out) error {
+	for {
+		line, over, err := lr.next()
+		var out Out
+		switch {
+		case over != nil:
+			out = oversized(over)
+			line = nil
+		case len(line) > 0:
+			msg, _ := splitEnding(line)
+			out = rewrite(msg)
+		}
+		if len(line) > 0 || over != nil || err != nil {
+			if werr := to.relay(line, out, err == nil && lr.more()); werr != nil {
+				return werr
+			}
+		}
+		back.answer(out.Back)
+		if err != nil {
+			return nil
+		}
+	}
 }
 
 // exitCode is the server's exit code, or 128+N when signal N killed it.

@@ -103,11 +103,22 @@ type httpConn struct {
 func (c *httpConn) logf(format string, a ...any) { c.rw.Logf(format, a...) }
 
 func (c *httpConn) readClient() {
-	lr := proxy.NewLineReader(c.h.In)
+	lr := proxy.NewLineReader(c.h.In, c.rw.MaxMessage())
 	for {
-		line, err := lr.Next()
-		if msg, _ := proxy.SplitEnding(line); len(bytes.TrimSpace(msg)) > 0 {
-			c.post(bytes.Clone(c.rw.FromClient(msg)))
+		line, over, err := lr.Next()
+		var out proxy.Out
+		if over != nil {
+			out = c.rw.Oversized(false, over)
+		} else if msg, _ := proxy.SplitEnding(line); len(bytes.TrimSpace(msg)) > 0 {
+			out = c.rw.FromClient(msg)
+		} else {
+			out.Drop = true
+		}
+		if len(out.Back) > 0 {
+			c.writeLines(out.Back)
+		}
+		if !out.Drop {
+			c.post(bytes.Clone(out.Msg))
 		}
 		if err != nil {
 			return
@@ -226,7 +237,7 @@ func (c *httpConn) post(body []byte) {
 		go func() {
 			defer c.inflight.Done()
 			defer resp.Body.Close()
-			readSSE(resp.Body, func(_ string, data []byte) { c.deliver(data, o) })
+			readSSE(resp.Body, c.rw.MaxMessage(), func(_ string, data []byte, over *rawjson.Head) { c.deliver(data, over, o) })
 			c.fail(o, "the MCP server's event stream ended without an answer")
 		}()
 	case ok && ct == "application/json":
@@ -234,9 +245,18 @@ func (c *httpConn) post(body []byte) {
 		go func() {
 			defer c.inflight.Done()
 			defer resp.Body.Close()
-			data, err := io.ReadAll(resp.Body)
-			if err == nil && len(bytes.TrimSpace(data)) > 0 {
-				c.deliver(data, o)
+			max := c.rw.MaxMessage()
+			data, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
+			if len(data) > max {
+				// Too large to keep: read it through for its head.
+				h := new(rawjson.Head)
+				h.Write(data)
+				data = nil
+				if _, err := io.Copy(h, resp.Body); err == nil {
+					c.deliver(nil, h, o)
+				}
+			} else if err == nil && len(bytes.TrimSpace(data)) > 0 {
+				c.deliver(data, nil, o)
 			}
 			c.fail(o, "the MCP server answered without a response to this request")
 		}()
@@ -250,7 +270,7 @@ func (c *httpConn) post(body []byte) {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 		if ct == "application/json" && gjson.ValidBytes(data) {
-			c.deliver(data, o) // a JSON-RPC error the server wrote itself
+			c.deliver(data, nil, o) // a JSON-RPC error the server wrote itself
 		}
 		c.mu.Lock()
 		expired := resp.StatusCode == http.StatusNotFound && c.session != ""
@@ -271,8 +291,12 @@ func oneLine(b []byte, max int) []byte {
 }
 
 // deliver passes one message (or batch) from the server to the client, on
-// one line.
-func (c *httpConn) deliver(data []byte, o *outstanding) {
+// one line; or for a message too large to keep (over), what answers it.
+func (c *httpConn) deliver(data []byte, over *rawjson.Head, o *outstanding) {
+	if over != nil {
+		c.relay(c.rw.Oversized(true, over), o)
+		return
+	}
 	if bytes.ContainsAny(data, "\r\n") {
 		// In valid JSON, raw line breaks are only whitespace between tokens;
 		// the stdio framing needs the message on one line.
@@ -283,6 +307,21 @@ func (c *httpConn) deliver(data []byte, o *outstanding) {
 			return r
 		}, data)
 	}
+	c.relay(c.rw.FromServer(data), o)
+}
+
+// relay passes what became of a server message on: to the client, and the
+// answers back to the server.
+func (c *httpConn) relay(out proxy.Out, o *outstanding) {
+	for back := out.Back; len(back) > 0; {
+		line, rest, _ := bytes.Cut(back, []byte{'\n'})
+		c.post(bytes.Clone(line))
+		back = rest
+	}
+	if out.Drop {
+		return
+	}
+	data := out.Msg
 	if o != nil {
 		var keys []string
 		v := gjson.ParseBytes(data)
@@ -302,7 +341,7 @@ func (c *httpConn) deliver(data []byte, o *outstanding) {
 			}
 		}
 	}
-	c.write(c.rw.FromServer(data))
+	c.write(data)
 }
 
 // initialized takes the protocol version from the initialize result, to
@@ -325,6 +364,13 @@ func (c *httpConn) initialized(data []byte) {
 	}
 }
 
+// writeLines writes messages that end in '\n' to the client.
+func (c *httpConn) writeLines(lines []byte) {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	c.h.Out.Write(lines)
+}
+
 func (c *httpConn) write(msg []byte) {
 	line := make([]byte, 0, len(msg)+1)
 	line = append(append(line, msg...), '\n')
@@ -341,12 +387,7 @@ func (c *httpConn) fail(o *outstanding, reason string) {
 	o.ids = map[string]string{}
 	o.mu.Unlock()
 	for _, raw := range ids {
-		msg := []byte(`{"jsonrpc":"2.0","id":`)
-		msg = append(msg, raw...)
-		msg = append(msg, `,"error":{"code":-32000,"message":`...)
-		msg = rawjson.AppendString(msg, "interceptor proxy: "+reason)
-		msg = append(msg, "}}"...)
-		c.write(c.rw.FromServer(msg))
+		c.relay(c.rw.FromServer(proxy.ErrorResponse(raw, -32000, "interceptor proxy: "+reason)), nil)
 	}
 }
 
@@ -381,11 +422,11 @@ func (c *httpConn) listen() {
 					}
 					return
 				}
-				readSSE(resp.Body, func(id string, data []byte) {
+				readSSE(resp.Body, c.rw.MaxMessage(), func(id string, data []byte, over *rawjson.Head) {
 					if id != "" {
 						lastID = id
 					}
-					c.deliver(data, nil)
+					c.deliver(data, over, nil)
 				})
 				resp.Body.Close()
 			}
@@ -423,31 +464,51 @@ func (c *httpConn) endSession() {
 }
 
 // readSSE calls onEvent with the id and data of each event of an event
-// stream whose type is message (or unnamed), until the stream ends.
-func readSSE(r io.Reader, onEvent func(id string, data []byte)) {
-	lr := proxy.NewLineReader(r)
+// stream whose type is message (or unnamed), until the stream ends. The
+// data of an event over the message size limit is not kept: onEvent gets
+// its head instead.
+func readSSE(r io.Reader, max int, onEvent func(id string, data []byte, over *rawjson.Head)) {
+	if max <= 0 {
+		max = proxy.DefaultMaxMessage
+	}
+	lr := proxy.NewLineReader(r, max)
 	var data []byte
+	var over *rawjson.Head
 	var id, event string
 	hasData := false
 	for {
-		line, err := lr.Next()
+		line, overLine, err := lr.Next()
 		l, _ := proxy.SplitEnding(line)
 		switch {
+		case overLine != nil:
+			// One line over the limit: it is the event's data (no other
+			// field is that long); what came before it is lost.
+			over, hasData = overLine, true
 		case len(l) == 0 && len(line) > 0: // blank line: dispatch
 			if hasData && (event == "" || event == "message") {
-				onEvent(id, data)
+				onEvent(id, data, over)
 			}
-			data, event, hasData = nil, "", false
+			data, over, event, hasData = nil, nil, "", false
 		case len(l) > 0 && l[0] == ':': // comment
 		case len(l) > 0:
 			field, value, _ := bytes.Cut(l, []byte{':'})
 			value = bytes.TrimPrefix(value, []byte{' '})
 			switch string(field) {
 			case "data":
-				if hasData {
-					data = append(data, '\n')
+				if hasData && over == nil && len(data)+1+len(value) > max {
+					over = new(rawjson.Head)
+					over.Write(data)
+					data = nil
 				}
-				data = append(data, value...)
+				switch {
+				case over != nil:
+					over.Write([]byte{'\n'})
+					over.Write(value)
+				case hasData:
+					data = append(append(data, '\n'), value...)
+				default:
+					data = append(data, value...)
+				}
 				hasData = true
 			case "event":
 				event = string(value)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/proxy"
 	"github.com/interceptor-dev/interceptor/internal/proxy/proxytest"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -189,7 +190,10 @@ func TestReadSSE(t *testing.T) {
 		"data:{\"b\":2}\n\n" +
 		"id: 3\ndata: {\"c\":3}\n" // no final blank line: not dispatched
 	var got []string
-	readSSE(strings.NewReader(stream), func(id string, data []byte) {
+	readSSE(strings.NewReader(stream), 0, func(id string, data []byte, over *rawjson.Head) {
+		if over != nil {
+			t.Fatalf("event %s over the limit", id)
+		}
 		got = append(got, id+"|"+string(data))
 	})
 	want := []string{"1|{\"a\":\n1}", "1|{\"b\":2}"}
