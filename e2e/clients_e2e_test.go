@@ -58,28 +58,58 @@ var claudeCode = &client{
 		return []string{clientBin("claude"), "-p", "--output-format", "stream-json", "--verbose",
 				"--mcp-config", sc.path("mcp.json"), "--strict-mcp-config",
 				"--allowedTools", "mcp__wf__*", "mcp__other__*"},
-			[]string{"ANTHROPIC_BASE_URL=" + sc.baseURL, "ANTHROPIC_API_KEY=e2e-dummy-key",
-				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
-				"ENABLE_TOOL_SEARCH=false"},
-			prompt + "\n"
+			claudeEnv(sc), prompt + "\n"
 	},
+}
+
+// claudeEnv runs Claude Code offline against the scenario's fake model,
+// with MCP tools offered directly (not behind a ToolSearch tool).
+func claudeEnv(sc *scenario) []string {
+	return []string{"ANTHROPIC_BASE_URL=" + sc.baseURL, "ANTHROPIC_API_KEY=e2e-dummy-key",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+		"ENABLE_TOOL_SEARCH=false"}
+}
+
+// codexConfigHead is the start of Codex's config.toml: the fake model as
+// its provider, no approvals, no plugins.
+func codexConfigHead(sc *scenario) string {
+	var toml strings.Builder
+	fmt.Fprintf(&toml, "model = \"e2e-model\"\nmodel_provider = \"e2e\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\n")
+	fmt.Fprintf(&toml, "[model_providers.e2e]\nname = \"e2e\"\nbase_url = %q\nenv_key = \"E2E_MODEL_KEY\"\nwire_api = \"responses\"\n\n", sc.baseURL+"/v1")
+	fmt.Fprintf(&toml, "[features]\nplugins = false\n\n")
+	return toml.String()
+}
+
+// codexServer is the config.toml table of one MCP server.
+func codexServer(name, cmd string, argv []string) string {
+	args, _ := json.Marshal(argv)
+	// Without an approval mode, approval_policy=never refuses MCP calls.
+	return fmt.Sprintf("[mcp_servers.%q]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n\n", name, cmd, args)
+}
+
+// geminiSettings is Gemini CLI's settings.json with servers as mcpServers
+// (each trusted, else headless runs do not offer its tools) and hooks.
+func geminiSettings(servers map[string]any, hooks map[string]any) string {
+	s := map[string]any{
+		"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"mcpServers": servers,
+	}
+	if hooks != nil {
+		s["hooks"] = hooks
+	}
+	return mustJSON(s)
 }
 
 var codex = &client{
 	name: "Codex CLI " + codexVersion,
 	configure: func(sc *scenario) {
 		home := sc.path("codex-home")
-		var toml strings.Builder
-		fmt.Fprintf(&toml, "model = \"e2e-model\"\nmodel_provider = \"e2e\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\n")
-		fmt.Fprintf(&toml, "[model_providers.e2e]\nname = \"e2e\"\nbase_url = %q\nenv_key = \"E2E_MODEL_KEY\"\nwire_api = \"responses\"\n\n", sc.baseURL+"/v1")
-		fmt.Fprintf(&toml, "[features]\nplugins = false\n\n")
+		toml := codexConfigHead(sc)
 		for _, role := range []string{"wf", "other"} {
 			cmd, argv := sc.serverCommand(role)
-			args, _ := json.Marshal(argv)
-			// Without an approval mode, approval_policy=never refuses MCP calls.
-			fmt.Fprintf(&toml, "[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n\n", role, cmd, args)
+			toml += codexServer(role, cmd, argv)
 		}
-		sc.write(filepath.Join(home, "config.toml"), toml.String())
+		sc.write(filepath.Join(home, "config.toml"), toml)
 		sc.install("codex", []string{"CODEX_HOME=" + home}) // $CODEX_HOME/hooks.json
 	},
 	command: func(sc *scenario) ([]string, []string, string) {
@@ -99,10 +129,7 @@ var gemini = &client{
 			cmd, args := sc.serverCommand(role)
 			servers[role] = map[string]any{"command": cmd, "args": args, "trust": true}
 		}
-		sc.write(filepath.Join(sc.home, ".gemini", "settings.json"), mustJSON(map[string]any{
-			"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-			"mcpServers": servers,
-		}))
+		sc.write(filepath.Join(sc.home, ".gemini", "settings.json"), geminiSettings(servers, nil))
 		// Merged into the settings above, which must survive.
 		sc.install("gemini", nil)
 	},
@@ -117,20 +144,7 @@ var opencode = &client{
 	name:   "OpenCode " + opencodeVersion,
 	redact: true,
 	configure: func(sc *scenario) {
-		// Both config dirs get the plugin package pre-installed, else
-		// OpenCode runs npm install in them and stalls without a registry.
-		for _, dir := range []string{filepath.Join(sc.proj, ".opencode"), filepath.Join(sc.home, ".config", "opencode")} {
-			for _, f := range []string{"package.json", "package-lock.json"} {
-				b, err := os.ReadFile(filepath.Join(bins.ocPlugin, f))
-				if err != nil {
-					sc.t.Fatal(err)
-				}
-				sc.write(filepath.Join(dir, f), string(b))
-			}
-			if err := os.Symlink(filepath.Join(bins.ocPlugin, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
-				sc.t.Fatal(err)
-			}
-		}
+		opencodePluginDirs(sc)
 		// The shim recipes/opencode/interceptor.ts, with the binary and
 		// options filled in.
 		sc.install("opencode", nil, "--scope", "project", "--project", sc.proj)
@@ -139,18 +153,7 @@ var opencode = &client{
 			cmd, args := sc.serverCommand(role)
 			mcp[role] = map[string]any{"type": "local", "command": append([]string{cmd}, args...), "enabled": true}
 		}
-		sc.write(filepath.Join(sc.proj, "opencode.json"), mustJSON(map[string]any{
-			"$schema": "https://opencode.ai/config.json",
-			"model":   "e2e/e2e-model",
-			"provider": map[string]any{"e2e": map[string]any{
-				"npm":     "@ai-sdk/openai-compatible",
-				"name":    "E2E",
-				"options": map[string]any{"baseURL": sc.baseURL + "/v1", "apiKey": "e2e-dummy-key"},
-				"models":  map[string]any{"e2e-model": map[string]any{"name": "E2E model", "tool_call": true}},
-			}},
-			"mcp":        mcp,
-			"permission": map[string]any{"edit": "allow", "bash": "allow", "webfetch": "allow"},
-		}))
+		sc.write(filepath.Join(sc.proj, "opencode.json"), opencodeConfig(sc, mcp))
 	},
 	command: func(sc *scenario) ([]string, []string, string) {
 		return []string{clientBin("opencode"), "run", prompt},
@@ -159,6 +162,41 @@ var opencode = &client{
 			""
 	},
 	warmUp: []string{"opencode", "session", "list"},
+}
+
+// opencodePluginDirs gives both OpenCode config dirs the plugin package
+// pre-installed, else OpenCode runs npm install in them and stalls without
+// a registry.
+func opencodePluginDirs(sc *scenario) {
+	for _, dir := range []string{filepath.Join(sc.proj, ".opencode"), filepath.Join(sc.home, ".config", "opencode")} {
+		for _, f := range []string{"package.json", "package-lock.json"} {
+			b, err := os.ReadFile(filepath.Join(bins.ocPlugin, f))
+			if err != nil {
+				sc.t.Fatal(err)
+			}
+			sc.write(filepath.Join(dir, f), string(b))
+		}
+		if err := os.Symlink(filepath.Join(bins.ocPlugin, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+			sc.t.Fatal(err)
+		}
+	}
+}
+
+// opencodeConfig is the opencode.json of a scenario: the fake model as its
+// provider and mcp as its MCP servers.
+func opencodeConfig(sc *scenario, mcp map[string]any) string {
+	return mustJSON(map[string]any{
+		"$schema": "https://opencode.ai/config.json",
+		"model":   "e2e/e2e-model",
+		"provider": map[string]any{"e2e": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "E2E",
+			"options": map[string]any{"baseURL": sc.baseURL + "/v1", "apiKey": "e2e-dummy-key"},
+			"models":  map[string]any{"e2e-model": map[string]any{"name": "E2E model", "tool_call": true}},
+		}},
+		"mcp":        mcp,
+		"permission": map[string]any{"edit": "allow", "bash": "allow", "webfetch": "allow"},
+	})
 }
 
 // Each client runs a single session (with the token in text only and, for

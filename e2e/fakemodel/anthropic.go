@@ -17,22 +17,23 @@ type anthropicReq struct {
 	} `json:"tools"`
 }
 
-func (q *anthropicReq) toolResults() int {
-	n := 0
+func (q *anthropicReq) conversation() Conversation {
+	var c Conversation
 	for _, m := range q.Messages {
 		var blocks []struct {
-			Type string `json:"type"`
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
 		}
 		if json.Unmarshal(m.Content, &blocks) != nil {
 			continue // plain string content
 		}
 		for _, b := range blocks {
 			if b.Type == "tool_result" {
-				n++
+				c.Results = append(c.Results, resultText(b.Content))
 			}
 		}
 	}
-	return n
+	return c
 }
 
 // anthropic serves POST /v1/messages (streaming or not).
@@ -47,8 +48,9 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	for _, t := range q.Tools {
 		tools = append(tools, Tool{Name: t.Name})
 	}
-	n := q.toolResults()
-	act, main := s.Plan(n, tools)
+	conv := q.conversation()
+	n := len(conv.Results)
+	act, main := s.plan(conv, tools)
 	s.turn(r, "anthropic", body, main, n, act)
 
 	model := q.Model

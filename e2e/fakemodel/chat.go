@@ -1,6 +1,7 @@
 package fakemodel
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -9,7 +10,8 @@ type chatReq struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
-		Role string `json:"role"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
@@ -26,17 +28,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		s.record(r, "chat", body, false, 0, "400")
 		return
 	}
-	n := 0
+	var conv Conversation
 	for _, m := range q.Messages {
 		if m.Role == "tool" {
-			n++
+			conv.Results = append(conv.Results, resultText(m.Content))
 		}
 	}
+	n := len(conv.Results)
 	tools := make([]Tool, 0, len(q.Tools))
 	for _, t := range q.Tools {
 		tools = append(tools, Tool{Name: t.Function.Name})
 	}
-	act, main := s.Plan(n, tools)
+	act, main := s.plan(conv, tools)
 	s.turn(r, "chat", body, main, n, act)
 
 	id, created := s.id("chatcmpl"), time.Now().Unix()

@@ -61,6 +61,8 @@ type Options struct {
 	// Barrier, if set, holds scripted turns to make concurrent sessions
 	// interleave (see Barrier).
 	Barrier *Barrier
+	// Script, if set, replaces the workflow script of Server.Plan.
+	Script Script
 }
 
 // Barrier holds every scripted (main) request that has AtResults tool
@@ -212,6 +214,14 @@ func (s *Server) Plan(toolResults int, tools []Tool) (act Action, main bool) {
 		return steps[toolResults], true
 	}
 	return Action{Text: FinalText}, true
+}
+
+// plan decides the next action with the configured script.
+func (s *Server) plan(c Conversation, tools []Tool) (Action, bool) {
+	if s.opts.Script != nil {
+		return s.opts.Script.Plan(c, tools)
+	}
+	return s.Plan(len(c.Results), tools)
 }
 
 // turn is called by every API handler once the action is chosen: it records

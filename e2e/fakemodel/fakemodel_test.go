@@ -175,3 +175,81 @@ func TestBarrier(t *testing.T) {
 		t.Errorf("timed out %d", b.TimedOut())
 	}
 }
+
+func TestProbeScript(t *testing.T) {
+	p := ProbeScript{Marker: "probe"}
+	tools := []Tool{{Name: "Bash"}, {Name: "mcp__wf-server__probe"}, {Namespace: "mcp__wf", Name: "Probe_X"}, {Name: "mcp__wf-server__probe"}}
+	var got []string
+	for n := 0; n < 3; n++ {
+		act, main := p.Plan(Conversation{Results: make([]string, n)}, tools)
+		if !main {
+			t.Fatalf("n=%d: not main", n)
+		}
+		got = append(got, act.String())
+	}
+	want := []string{
+		`call mcp__wf-server__probe {"probe":"mcp__wf-server__probe"}`,
+		`call mcp__wf/Probe_X {"probe":"mcp__wf/Probe_X"}`,
+		`text "` + FinalText + `"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("probe script:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if act, main := p.Plan(Conversation{}, []Tool{{Name: "Bash"}}); main || act.IsTool() {
+		t.Errorf("no probe tool: planned %v main=%v", act, main)
+	}
+}
+
+func TestToolsOf(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"tools":[{"name":"mcp__wf__a"},{"name":"Bash"}]}`:                                                           "mcp__wf__a Bash",
+		`{"tools":[{"type":"function","function":{"name":"wf_a"}}]}`:                                                  "wf_a",
+		`{"tools":[{"type":"function","name":"shell"},{"type":"namespace","name":"mcp__wf","tools":[{"name":"a"}]}]}`: "shell mcp__wf/a",
+		`{"tools":[{"functionDeclarations":[{"name":"mcp_wf_a"},{"name":"x"}]}]}`:                                     "mcp_wf_a x",
+		`not json`: "",
+	} {
+		var names []string
+		for _, tool := range ToolsOf([]byte(body)) {
+			names = append(names, tool.String())
+		}
+		if got := strings.Join(names, " "); got != want {
+			t.Errorf("ToolsOf(%s) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+// recordingScript records the conversations it is asked to plan.
+type recordingScript struct {
+	mu    sync.Mutex
+	convs []Conversation
+}
+
+func (r *recordingScript) Plan(c Conversation, tools []Tool) (Action, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.convs = append(r.convs, c)
+	return Action{Text: FinalText}, true
+}
+
+// Each API's tool results reach the script as text.
+func TestConversationResults(t *testing.T) {
+	rec := &recordingScript{}
+	srv := httptest.NewServer(New(Options{Script: rec}))
+	defer srv.Close()
+	post(t, srv.URL+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":[
+		{"type":"tool_result","tool_use_id":"a","content":"first\nsession_token: A1"},
+		{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"second"}]}]}]}`)
+	post(t, srv.URL+"/v1/responses", `{"model":"m","input":[{"type":"function_call_output","call_id":"1","output":"r1"},
+		{"type":"function_call_output","call_id":"2","output":[{"type":"input_text","text":"r2"}]}]}`)
+	post(t, srv.URL+"/v1/chat/completions", `{"model":"m","messages":[{"role":"tool","content":"c1"},{"role":"tool","content":[{"type":"text","text":"c2"}]}]}`)
+	post(t, srv.URL+"/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"g1"}}}]}]}`)
+	want := [][]string{{"first\nsession_token: A1", "second\ntext"}, {"r1", "r2\ninput_text"}, {"c1", "c2\ntext"}, {"f\ng1"}}
+	if len(rec.convs) != len(want) {
+		t.Fatalf("%d conversations planned, want %d", len(rec.convs), len(want))
+	}
+	for i, c := range rec.convs {
+		if strings.Join(c.Results, "|") != strings.Join(want[i], "|") {
+			t.Errorf("conversation %d: results %q, want %q", i, c.Results, want[i])
+		}
+	}
+}

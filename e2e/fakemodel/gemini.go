@@ -39,21 +39,22 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"totalTokens": 1 + len(body)/4})
 		return
 	}
-	n := 0
+	var conv Conversation
 	for _, c := range q.Contents {
 		for _, p := range c.Parts {
 			if len(p.FunctionResponse) > 0 {
-				n++
+				conv.Results = append(conv.Results, resultText(p.FunctionResponse))
 			}
 		}
 	}
+	n := len(conv.Results)
 	var tools []Tool
 	for _, t := range q.Tools {
 		for _, d := range t.FunctionDeclarations {
 			tools = append(tools, Tool{Name: d.Name})
 		}
 	}
-	act, main := s.Plan(n, tools)
+	act, main := s.plan(conv, tools)
 	if !main && q.GenerationConfig.ResponseMimeType == "application/json" {
 		// Routing, next-speaker and loop checks ask for JSON of a schema.
 		schema := q.GenerationConfig.ResponseJSONSchema

@@ -18,20 +18,21 @@ type responsesReq struct {
 	Tools []responsesTool `json:"tools"`
 }
 
-func (q *responsesReq) toolResults() int {
+func (q *responsesReq) conversation() Conversation {
+	var c Conversation
 	var items []struct {
-		Type string `json:"type"`
+		Type   string          `json:"type"`
+		Output json.RawMessage `json:"output"`
 	}
 	if json.Unmarshal(q.Input, &items) != nil {
-		return 0 // input given as a plain string
+		return c // input given as a plain string
 	}
-	n := 0
 	for _, it := range items {
 		if strings.HasSuffix(it.Type, "call_output") { // function_call_output, custom_tool_call_output, ...
-			n++
+			c.Results = append(c.Results, resultText(it.Output))
 		}
 	}
-	return n
+	return c
 }
 
 func (q *responsesReq) tools() []Tool {
@@ -58,8 +59,9 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		s.record(r, "responses", body, false, 0, "400")
 		return
 	}
-	n := q.toolResults()
-	act, main := s.Plan(n, q.tools())
+	conv := q.conversation()
+	n := len(conv.Results)
+	act, main := s.plan(conv, q.tools())
 	s.turn(r, "responses", body, main, n, act)
 
 	respID := s.id("resp")

@@ -5,8 +5,10 @@
 // requires the latest one and returns the next, in _meta.session_token, in a
 // "session_token: <tok>" text line and, with --structured, in
 // structuredContent. With --role other it exposes echo(text, session_token?)
-// and records whether a token ever reached it. Every call and verdict is
-// appended to --log as JSON lines.
+// and records whether a token ever reached it. With --role probe it exposes
+// the tools named by --tools (comma-separated) and answers every call; its
+// log lines carry --name, the name the client configured the server under.
+// Every call and verdict is appended to --log as JSON lines.
 //
 // Every flag can also be set with an environment variable: TOKENSERVER_ROLE,
 // TOKENSERVER_LOG, TOKENSERVER_STRUCTURED (1/true), TOKENSERVER_TOKEN_OPTIONAL
@@ -19,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,14 +29,17 @@ import (
 
 func main() {
 	envBool := func(k string) bool { b, _ := strconv.ParseBool(os.Getenv(k)); return b }
-	role := flag.String("role", envOr("TOKENSERVER_ROLE", wfserver.RoleWF), "wf or other")
+	role := flag.String("role", envOr("TOKENSERVER_ROLE", wfserver.RoleWF), "wf, other or probe")
+	name := flag.String("name", "", "the name the client configured this server under (logged)")
+	tools := flag.String("tools", "", "probe role: comma-separated tool names")
 	logPath := flag.String("log", os.Getenv("TOKENSERVER_LOG"), "JSON-lines call log (appended)")
 	structured := flag.Bool("structured", envBool("TOKENSERVER_STRUCTURED"), "also return structuredContent {session_token, ...}")
 	optional := flag.Bool("token-optional", envBool("TOKENSERVER_TOKEN_OPTIONAL"), "leave session_token out of next_step's required schema list (still rejected at run time)")
 	secret := flag.String("secret", os.Getenv("TOKENSERVER_SECRET"), "HMAC secret (default: a fixed test secret)")
 	flag.Parse()
 
-	s, err := wfserver.New(wfserver.Config{Role: *role, LogPath: *logPath, Structured: *structured, TokenOptional: *optional, Secret: []byte(*secret)})
+	s, err := wfserver.New(wfserver.Config{Role: *role, LogPath: *logPath, Structured: *structured, TokenOptional: *optional, Secret: []byte(*secret),
+		Name: *name, Tools: splitList(*tools)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tokenserver:", err)
 		os.Exit(2)
@@ -43,6 +49,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tokenserver:", err)
 		os.Exit(1)
 	}
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 func envOr(k, def string) string {

@@ -42,6 +42,11 @@ type Config struct {
 	// validates the model's arguments against the schema before its
 	// BeforeTool hook runs, so a hook cannot supply a required argument.
 	TokenOptional bool
+	// Name is the name the client configured this server under (logged;
+	// the probe role's results quote it).
+	Name string
+	// Tools are the probe role's tool names.
+	Tools []string
 }
 
 // Record is one line of the log.
@@ -49,6 +54,7 @@ type Record struct {
 	Time     string         `json:"time"`
 	Event    string         `json:"event"` // "start" or "call"
 	Server   string         `json:"server"`
+	Name     string         `json:"name,omitempty"` // Config.Name
 	Instance string         `json:"instance"`
 	PID      int            `json:"pid"`
 	Tool     string         `json:"tool,omitempty"`
@@ -110,7 +116,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Role == "" {
 		cfg.Role = RoleWF
 	}
-	if cfg.Role != RoleWF && cfg.Role != RoleOther {
+	if cfg.Role != RoleWF && cfg.Role != RoleOther && cfg.Role != RoleProbe {
 		return nil, fmt.Errorf("unknown role %q", cfg.Role)
 	}
 	if len(cfg.Secret) == 0 {
@@ -148,6 +154,7 @@ func (s *Server) log(r Record) {
 	}
 	r.Time = time.Now().UTC().Format(time.RFC3339Nano)
 	r.Server = s.cfg.Role
+	r.Name = s.cfg.Name
 	r.Instance = s.instance
 	r.PID = os.Getpid()
 	b, err := json.Marshal(r)
@@ -187,6 +194,8 @@ func (s *Server) MCPServer() *mcp.Server {
 			Description: "Echo the text back.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"session_token":{"type":"string"}},"required":["text"]}`),
 		}, s.echo)
+	case RoleProbe:
+		s.addProbeTools(srv)
 	}
 	return srv
 }

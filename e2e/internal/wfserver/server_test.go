@@ -194,3 +194,20 @@ func TestTokenOptionalSchema(t *testing.T) {
 		}
 	}
 }
+
+func TestProbe(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "log.jsonl")
+	cs, _ := connect(t, Config{Role: RoleProbe, Name: "wf server", Tools: []string{"probe", "Probe-Dash.Dot9"}, LogPath: logPath})
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 2 {
+		t.Fatalf("tools %+v %v", tools, err)
+	}
+	res := call(t, cs, "Probe-Dash.Dot9", map[string]any{ProbeArg: "mcp__wf_server__Probe-Dash_Dot9"})
+	if res.IsError || !strings.Contains(text(res), `server "wf server", tool "Probe-Dash.Dot9"`) {
+		t.Errorf("probe result %q", text(res))
+	}
+	recs, _ := ReadLog(logPath)
+	if len(recs) != 2 || recs[0].Name != "wf server" || recs[1].Tool != "Probe-Dash.Dot9" || recs[1].Args[ProbeArg] != "mcp__wf_server__Probe-Dash_Dot9" {
+		t.Errorf("records %+v", recs)
+	}
+}

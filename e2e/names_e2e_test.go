@@ -1,0 +1,395 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/e2e/fakemodel"
+	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
+)
+
+// TestToolNames observes how each real client spells an MCP server's tools,
+// for server names holding '-', '.', uppercase, digits, a space and "__":
+// the tool_name its pre-tool hook receives (with Claude Code's
+// mcp_server.name and Gemini CLI's mcp_context), and the name the model is
+// offered. Each client runs one session against probe servers (the token
+// server's probe role, which logs its configured name and each call) with a
+// pre-tool hook that only logs (e2e/testdata/loghook.sh; an OpenCode plugin
+// writing the same log), and a fake model that calls every offered probe
+// tool once, passing the name it was offered.
+//
+// The observations are compared with internal/hooks/testdata/names/
+// observed.json, which the unit tests of the name matching read: a client
+// update that spells names differently fails here. E2E_UPDATE_NAMES=1
+// rewrites the file's rows of the clients run instead.
+
+// probeServer is an MCP server as a client is configured with it.
+type probeServer struct {
+	name  string
+	tools []string
+}
+
+// probeSets are the server lists each client runs with, one session each.
+// In "names", wf's admin__probe and wf__admin's probe collide in the
+// mcp__<server>__<tool> scheme; in "sanitized", wf-server and wf_server
+// collide once '-' is replaced by '_'.
+var probeSets = []struct {
+	name    string
+	servers []probeServer
+}{
+	{"names", []probeServer{
+		{"wf", []string{"probe", "admin__probe", "Probe-Dash.Dot9"}},
+		{"wf-server", []string{"probe"}},
+		{"wf.v2", []string{"probe"}},
+		{"WfServer2", []string{"probe"}},
+		{"wf server", []string{"probe"}},
+		{"wf__admin", []string{"probe"}},
+	}},
+	{"sanitized", []probeServer{
+		{"wf-server", []string{"probe"}},
+		{"wf_server", []string{"probe"}},
+	}},
+}
+
+// probeMarker is in every probe tool's name; the fake model calls the
+// offered tools holding it.
+const probeMarker = "probe"
+
+// nameObservation is one row of observed.json: how client spelled tool of
+// the server configured as server.
+type nameObservation struct {
+	Client        string `json:"client"` // as interceptor's --client names it
+	ClientVersion string `json:"client_version"`
+	Server        string `json:"server"` // as configured in the client
+	Tool          string `json:"tool"`   // as the server lists it
+	// HookToolName is the pre-tool hook's tool_name (OpenCode: the
+	// plugin's input.tool); empty if the tool was never called.
+	HookToolName string `json:"hook_tool_name"`
+	// HookServerName is the server's name in the hook payload where the
+	// client sends one: Claude Code's mcp_server.name, Gemini CLI's
+	// mcp_context.server_name.
+	HookServerName string `json:"hook_server_name,omitempty"`
+	// HookMCPToolName is Gemini CLI's mcp_context.tool_name.
+	HookMCPToolName string `json:"hook_mcp_tool_name,omitempty"`
+	// ModelToolName is the tool's name in the model request
+	// (namespace/name for Codex's namespace tools).
+	ModelToolName string `json:"model_tool_name"`
+	Notes         string `json:"notes,omitempty"`
+	// Configured are all the servers of the session (the probe set).
+	Configured []string `json:"configured"`
+}
+
+// namesClient configures one client for the probe servers.
+type namesClient struct {
+	id, version string
+	c           *client
+	env         []string // added to c's environment
+	// configure writes the client's MCP server list and a logging
+	// pre-tool hook; it returns the argv to run when it is not c's.
+	configure func(sc *scenario, servers map[string][]string) []string
+}
+
+var namesClients = []namesClient{
+	// IS_SANDBOX lets Claude Code bypass permissions as root (the namespace's uid).
+	{"claude-code", claudeVersion, claudeCode, []string{"IS_SANDBOX=1"}, func(sc *scenario, servers map[string][]string) []string {
+		mcp := map[string]any{}
+		for name, argv := range servers {
+			mcp[name] = map[string]any{"type": "stdio", "command": argv[0], "args": argv[1:]}
+		}
+		sc.write(sc.path("mcp.json"), mustJSON(map[string]any{"mcpServers": mcp}))
+		sc.write(sc.path("settings.json"), mustJSON(map[string]any{"hooks": map[string]any{
+			"PreToolUse": []any{logHookGroup(sc, 10)}}}))
+		argv, _, _ := claudeCode.command(sc)
+		argv = slices.DeleteFunc(argv, func(a string) bool { return strings.HasPrefix(a, "mcp__") || a == "--allowedTools" })
+		// Every tool allowed: the probe tools' names are what is observed.
+		return append(argv, "--settings", sc.path("settings.json"), "--permission-mode", "bypassPermissions")
+	}},
+	{"codex", codexVersion, codex, nil, func(sc *scenario, servers map[string][]string) []string {
+		home := sc.path("codex-home")
+		toml := codexConfigHead(sc)
+		for _, name := range slices.Sorted(maps.Keys(servers)) {
+			toml += codexServer(name, servers[name][0], servers[name][1:])
+		}
+		sc.write(filepath.Join(home, "config.toml"), toml)
+		sc.write(filepath.Join(home, "hooks.json"), mustJSON(map[string]any{"hooks": map[string]any{
+			"PreToolUse": []any{logHookGroup(sc, 10)}}}))
+		return nil
+	}},
+	{"gemini", geminiVersion, gemini, nil, func(sc *scenario, servers map[string][]string) []string {
+		mcp := map[string]any{}
+		for name, argv := range servers {
+			mcp[name] = map[string]any{"command": argv[0], "args": argv[1:], "trust": true}
+		}
+		sc.write(filepath.Join(sc.home, ".gemini", "settings.json"), geminiSettings(mcp, map[string]any{
+			"BeforeTool": []any{logHookGroup(sc, 10000)}}))
+		return nil
+	}},
+	{"opencode", opencodeVersion, opencode, nil, func(sc *scenario, servers map[string][]string) []string {
+		opencodePluginDirs(sc)
+		mcp := map[string]any{}
+		for name, argv := range servers {
+			mcp[name] = map[string]any{"type": "local", "command": argv, "enabled": true}
+		}
+		sc.write(filepath.Join(sc.proj, "opencode.json"), opencodeConfig(sc, mcp))
+		// The plugin writes what a pre-tool hook of the other clients gets.
+		sc.write(filepath.Join(sc.proj, ".opencode", "plugin", "lognames.js"), `import { appendFileSync } from "node:fs";
+export const LogNames = async () => ({
+  "tool.execute.before": async (input, output) => {
+    const p = { hook_event_name: "tool.execute.before", tool_name: input.tool, tool_input: output.args };
+    appendFileSync(process.env.LOGHOOK_FILE, "### opencode plugin\n" + JSON.stringify(p) + "\n");
+  },
+});
+`)
+		return nil
+	}},
+}
+
+// logHookGroup is a hook group running e2e/testdata/loghook.sh for every
+// tool (timeout in the client's unit).
+func logHookGroup(sc *scenario, timeout int) map[string]any {
+	return map[string]any{"matcher": ".*", "hooks": []any{map[string]any{
+		"type": "command", "command": filepath.Join(bins.repo, "e2e", "testdata", "loghook.sh"), "timeout": timeout}}}
+}
+
+func observedNamesPath() string {
+	return filepath.Join(bins.repo, "internal", "hooks", "testdata", "names", "observed.json")
+}
+
+func TestToolNames(t *testing.T) {
+	var want []nameObservation
+	if b, err := os.ReadFile(observedNamesPath()); err == nil {
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("%s: %v", observedNamesPath(), err)
+		}
+	} else if os.Getenv("E2E_UPDATE_NAMES") == "" {
+		t.Fatalf("%v (E2E_UPDATE_NAMES=1 writes it)", err)
+	}
+	got := map[string][]nameObservation{}
+	for _, nc := range namesClients {
+		t.Run(nc.id, func(t *testing.T) {
+			var obs []nameObservation
+			for _, set := range probeSets {
+				t.Run(set.name, func(t *testing.T) { obs = append(obs, observeNames(t, nc, set.name, set.servers)...) })
+			}
+			got[nc.id] = obs
+			if os.Getenv("E2E_UPDATE_NAMES") != "" {
+				return
+			}
+			var old []nameObservation
+			for _, o := range want {
+				if o.Client == nc.id {
+					old = append(old, o)
+				}
+			}
+			for i := range max(len(old), len(obs)) {
+				var a, b string
+				if i < len(old) {
+					a = mustJSON(old[i])
+				}
+				if i < len(obs) {
+					b = mustJSON(obs[i])
+				}
+				if a != b {
+					t.Errorf("%s spells tool names differently from %s (E2E_UPDATE_NAMES=1 rewrites it once understood):\n--- recorded\n%s\n--- observed now\n%s",
+						nc.c.name, observedNamesPath(), a, b)
+				}
+			}
+		})
+	}
+	if os.Getenv("E2E_UPDATE_NAMES") == "" {
+		return
+	}
+	// Keep the rows of clients not run; replace the others.
+	var out []nameObservation
+	for _, nc := range namesClients {
+		if obs, ok := got[nc.id]; ok {
+			out = append(out, obs...)
+			continue
+		}
+		for _, o := range want {
+			if o.Client == nc.id {
+				out = append(out, o)
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(observedNamesPath()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(observedNamesPath(), []byte(mustJSON(out)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("E2E_UPDATE_NAMES: wrote %d observations to %s", len(out), observedNamesPath())
+}
+
+// observeNames runs one session of nc's client against the probe servers
+// and returns one observation per configured (server, tool).
+func observeNames(t *testing.T, nc namesClient, set string, servers []probeServer) []nameObservation {
+	sc := &scenario{t: t, c: nc.c, sessions: 1}
+	sc.dir = t.TempDir()
+	if os.Getenv("E2E_KEEP") != "" {
+		dir, err := os.MkdirTemp("", "interceptor-e2e-names-"+nc.id+"-"+set+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.dir = dir
+		t.Logf("E2E_KEEP: scenario files kept in %s", dir)
+	}
+	sc.home, sc.proj = sc.path("home"), sc.path("project")
+	sc.stateDir, sc.recordDir = sc.path("state"), sc.path("model-requests")
+	sc.serverLog, sc.debugLog = sc.path("server.jsonl"), sc.path("interceptor-debug.log")
+	for _, d := range []string{sc.home, sc.proj, sc.recordDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := fakemodel.ProbeScript{Marker: probeMarker}
+	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Script: script})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: sc.model}
+	go srv.Serve(ln)
+	defer srv.Close()
+	sc.baseURL = "http://" + ln.Addr().String()
+
+	commands := map[string][]string{}
+	var configured []string
+	for _, ps := range servers {
+		commands[ps.name] = []string{bins.tokenServer, "--role", wfserver.RoleProbe, "--name", ps.name,
+			"--tools", strings.Join(ps.tools, ","), "--log", sc.serverLog}
+		configured = append(configured, ps.name)
+	}
+	argv := nc.configure(sc, commands)
+	defArgv, env, stdin := nc.c.command(sc)
+	if argv == nil {
+		argv = defArgv
+	}
+	r := &sessionRun{stdout: sc.path("session0.stdout"), stderr: sc.path("session0.stderr")}
+	sc.runs = []*sessionRun{r}
+	t0 := time.Now()
+	r.err = runClient(argv, append(sc.baseEnv(), append(env, nc.env...)...), stdin, sc.proj, r.stdout, r.stderr)
+	r.took = time.Since(t0)
+	t.Logf("%s: session finished in %s", nc.c.name, r.took.Round(time.Millisecond))
+	if r.err != nil {
+		t.Errorf("%s exited: %v", nc.c.name, r.err)
+	}
+	if out, _ := os.ReadFile(r.stdout); !bytes.Contains(out, []byte(fakemodel.FinalText)) {
+		t.Errorf("%s's output lacks the model's final answer: the probe conversation did not finish", nc.c.name)
+	}
+
+	// What the model was offered.
+	offered := map[string]bool{}
+	for _, rq := range sc.model.Requests() {
+		for _, tool := range script.Probes(fakemodel.ToolsOf(rq.Body)) {
+			offered[tool.String()] = true
+		}
+	}
+	hooks := readLogHook(t, sc.path("loghook.log"))
+	recs, err := wfserver.ReadLog(sc.serverLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := map[string]bool{}
+	called := map[[2]string][]string{} // (server, tool) -> probe args (model names)
+	for _, rec := range recs {
+		switch rec.Event {
+		case "start":
+			started[rec.Name] = true
+		case "call":
+			p, _ := rec.Args[wfserver.ProbeArg].(string)
+			k := [2]string{rec.Name, rec.Tool}
+			called[k] = append(called[k], p)
+		}
+	}
+	reached := map[string]bool{}
+	var obs []nameObservation
+	for _, ps := range servers {
+		for _, tool := range ps.tools {
+			o := nameObservation{Client: nc.id, ClientVersion: nc.version, Server: ps.name, Tool: tool, Configured: configured}
+			calls := called[[2]string{ps.name, tool}]
+			switch {
+			case !started[ps.name]:
+				o.Notes = "server never started: the client refused or dropped this server name"
+			case len(calls) == 0:
+				o.Notes = "server started but this tool was never called: not offered to the model, or its name collided with another server's tool"
+			default:
+				o.ModelToolName = calls[0]
+				reached[calls[0]] = true
+				if len(calls) > 1 {
+					o.Notes = fmt.Sprintf("called %d times", len(calls))
+				}
+				h, ok := hooks[calls[0]]
+				if !ok {
+					o.Notes = strings.TrimPrefix(o.Notes+"; the pre-tool hook never saw this call", "; ")
+					break
+				}
+				o.HookToolName, o.HookServerName, o.HookMCPToolName = h.ToolName, h.ServerName, h.MCPToolName
+			}
+			obs = append(obs, o)
+		}
+	}
+	for name := range offered {
+		if !reached[name] {
+			t.Errorf("%s offered %s to the model but no probe server logged a call with it", nc.c.name, name)
+		}
+	}
+	if t.Failed() {
+		sc.dump()
+	}
+	return obs
+}
+
+// hookCall is what a logged pre-tool hook payload says about a call.
+type hookCall struct{ ToolName, ServerName, MCPToolName string }
+
+// readLogHook parses loghook.sh's log ("### argv" then the payload) into
+// the calls it saw, keyed by their probe argument (the model's name).
+func readLogHook(t *testing.T, path string) map[string]hookCall {
+	out := map[string]hookCall{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("the pre-tool hook never ran: %v", err)
+		return out
+	}
+	for _, entry := range strings.Split("\n"+string(b), "\n### ")[1:] {
+		_, payload, _ := strings.Cut(entry, "\n")
+		var p struct {
+			ToolName  string         `json:"tool_name"`
+			ToolInput map[string]any `json:"tool_input"`
+			MCPServer struct {
+				Name string `json:"name"`
+			} `json:"mcp_server"`
+			MCPContext struct {
+				ServerName string `json:"server_name"`
+				ToolName   string `json:"tool_name"`
+			} `json:"mcp_context"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimSpace(payload)), &p); err != nil {
+			t.Errorf("%s: unparsable hook payload %q: %v", path, tail(payload, 3), err)
+			continue
+		}
+		probe, _ := p.ToolInput[wfserver.ProbeArg].(string)
+		if probe == "" {
+			continue // not a probe tool
+		}
+		server := p.MCPServer.Name
+		if server == "" {
+			server = p.MCPContext.ServerName
+		}
+		out[probe] = hookCall{p.ToolName, server, p.MCPContext.ToolName}
+	}
+	return out
+}
