@@ -39,14 +39,6 @@ func (f *approvalsFlags) queue() (*approvals.Store, error) {
 	return approvals.New(dir), nil
 }
 
-// decider names who decides from this command line, for the history.
-func decider(via string) string {
-	if u := os.Getenv("USER"); u != "" {
-		return via + " (" + u + ")"
-	}
-	return via
-}
-
 func newApprovalsCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approvals",
@@ -180,7 +172,7 @@ func newApprovalsDecideCmd(io *streams, allow bool) *cobra.Command {
 			if updated != "" && !gjson.Valid(updated) {
 				return errors.New("--updated-input is not valid JSON")
 			}
-			r, err := q.Decide(args[0], approvals.Decision{Allow: allow, Message: message, UpdatedInput: updated, By: decider("cli")})
+			r, err := q.Decide(args[0], approvals.Decision{Allow: allow, Message: message, UpdatedInput: updated, By: approvals.Decider("cli")})
 			if err != nil {
 				return err
 			}
@@ -415,7 +407,7 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 					fmt.Fprint(out, "  [v]iew all [d]eny [s]kip [q]uit? ")
 					continue
 				}
-				r, err := q.Decide(asking, approvals.Decision{Allow: allow, By: decider("watch")})
+				r, err := q.Decide(asking, approvals.Decision{Allow: allow, By: approvals.Decider("watch")})
 				switch {
 				case errors.Is(err, approvals.ErrDecided), errors.Is(err, approvals.ErrUnknown):
 					fmt.Fprintf(out, "\n%v\n", err)

@@ -375,3 +375,24 @@ func TestApprovalsWatchRawTerminal(t *testing.T) {
 		t.Fatal("Ctrl-C did not quit watch")
 	}
 }
+
+// TestDecidedByFacts: decided_by names the deciding process by uid, pid and
+// parent (pid, executable, command line), not by $USER, which a child sets
+// as it likes.
+func TestDecidedByFacts(t *testing.T) {
+	t.Setenv("USER", "forged-supervisor")
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	r, _ := q.Enqueue(approvals.Request{Tool: "Bash", Deadline: time.Now().Add(time.Minute)})
+	if out, code := cli(t, "approvals", "allow", r.ID, "--state-dir", dir); code != 0 {
+		t.Fatalf("allow: %d %s", code, out)
+	}
+	got, _ := q.Get(r.ID)
+	want := fmt.Sprintf("cli (uid %d, pid %d, parent %d", os.Getuid(), os.Getpid(), os.Getppid())
+	if !strings.HasPrefix(got.DecidedBy, want) || strings.Contains(got.DecidedBy, "forged") {
+		t.Fatalf("decided_by %q, want it to start %q and not name $USER", got.DecidedBy, want)
+	}
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", os.Getppid())); err == nil && !strings.Contains(got.DecidedBy, exe+": ") {
+		t.Errorf("decided_by %q lacks the parent's executable %s", got.DecidedBy, exe)
+	}
+}

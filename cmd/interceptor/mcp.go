@@ -51,7 +51,7 @@ Give it only to the supervisor.`,
 				srv.Tools = mcpserver.ChildTools(q, o)
 				srv.Instructions = "permit is Claude Code's permission prompt; a supervisor decides each call."
 			case "supervisor":
-				srv.Tools = mcpserver.SupervisorTools(q, "mcp supervisor")
+				srv.Tools = mcpserver.SupervisorTools(q, approvals.Decider("mcp supervisor"))
 				srv.Instructions = "Call pending (with wait_seconds to wait) and decide each request with respond."
 			default:
 				return fmt.Errorf("--role %q: want child or supervisor", role)
