@@ -114,8 +114,10 @@ func newInstallCmd(io *streams) *cobra.Command {
 The edit is surgical: everything else in the file keeps its bytes, running
 install again changes nothing, and uninstall takes out exactly what install
 added. Before the first change to an existing file, a copy is kept as
-FILE.interceptor-backup. A file that is not plain JSON (e.g. JSONC with
-comments) is refused, never rewritten.
+FILE.interceptor-backup. Comments stay where the client reads them (Gemini
+CLI's settings.json); a file with comments or trailing commas that the
+client itself would not read (Claude Code, Codex, Cursor) is refused, never
+rewritten.
 
 The hooks call this binary by its absolute path (or --bin), so a client
 started from a GUI with a thin PATH finds it. Each hook fires only for the

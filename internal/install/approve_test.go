@@ -22,6 +22,7 @@ var approveCase = map[string]struct {
 
 // preHooks lists the pre-tool event's hooks in order: command and timeout.
 func preHooks(doc, event string) (cmds, timeouts []string) {
+	doc = string(standardJSON([]byte(doc)))
 	gjson.Get(doc, "hooks."+event).ForEach(func(_, g gjson.Result) bool {
 		if c := g.Get("command"); c.Exists() {
 			cmds, timeouts = append(cmds, c.Str), append(timeouts, g.Get("timeout").Raw)
@@ -47,6 +48,7 @@ func checkApprove(t *testing.T, client, doc, wantTimeout, wantArgs string) {
 	}
 	c := approveCase[client]
 	cmds, timeouts := preHooks(doc, c.event)
+	doc = string(standardJSON([]byte(doc)))
 	for i, cmd := range cmds {
 		if strings.Contains(cmd, " inject ") && strings.Contains(cmd, "--server wf") {
 			if i == 0 || !strings.HasPrefix(cmds[i-1], testBin+" approve --client "+client+wantArgs) {
@@ -171,7 +173,7 @@ func checkInstalledPlain(t *testing.T, client, doc string) {
 		return
 	}
 	cmds, _ := preHooks(doc, approveCase[client].event)
-	if len(cmds) == 0 || !gjson.Valid(doc) {
+	if len(cmds) == 0 || standardJSON([]byte(doc)) == nil {
 		t.Fatalf("no pre-tool hooks:\n%s", doc)
 	}
 }

@@ -14,6 +14,10 @@ import (
 // it.
 type claudeCode struct{}
 
+// claudeSyntax: Claude Code 2.1.330 silently ignores a settings.json with
+// comments (its hooks do not run).
+var claudeSyntax = syntax{client: "Claude Code"}
+
 const claudeTimeout = 10 // seconds; a hook run takes milliseconds
 
 func (claudeCode) path(env Env, scope Scope) string {
@@ -75,14 +79,14 @@ func stateDirArgs(h HookOptions) []string {
 }
 
 func (c claudeCode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
-	doc, err := prepare(path, doc, "{}\n")
+	e, err := prepare(path, doc, "{}\n", claudeSyntax)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := mergeHooks(path, doc, c.entries(o), o.Server, false)
+	out, err := mergeHooks(path, e, c.entries(o), o.Server, false)
 	return out, nil, err
 }
 
 func (claudeCode) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
-	return jsonUnmerge(path, doc, server, "{}\n", created)
+	return jsonUnmerge(path, doc, server, "{}\n", created, claudeSyntax)
 }

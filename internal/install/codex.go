@@ -11,6 +11,10 @@ import (
 // out; and it runs new or changed hooks only once the user trusts them.
 type codex struct{}
 
+// codexSyntax: Codex 0.169.0 refuses a hooks.json with comments ("failed to
+// parse hooks config") and runs none of its hooks.
+var codexSyntax = syntax{client: "Codex"}
+
 // CodexTrustNote is what install says after changing Codex's hooks.
 const CodexTrustNote = "Codex skips new or changed hooks SILENTLY until you trust them: start codex and run /hooks to review and trust them (interceptor doctor tells whether they are trusted)"
 
@@ -42,11 +46,11 @@ func (c codex) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	if o.Hook.Redact {
 		notes = append(notes, "--redact left out: Codex cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
-	doc, err := prepare(path, doc, "{}\n")
+	e, err := prepare(path, doc, "{}\n", codexSyntax)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := mergeHooks(path, doc, c.entries(o), o.Server, false)
+	out, err := mergeHooks(path, e, c.entries(o), o.Server, false)
 	if err == nil && string(out) != string(doc) {
 		notes = append(notes, CodexTrustNote)
 	}
@@ -54,5 +58,5 @@ func (c codex) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 }
 
 func (codex) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
-	return jsonUnmerge(path, doc, server, "{}\n", created)
+	return jsonUnmerge(path, doc, server, "{}\n", created, codexSyntax)
 }

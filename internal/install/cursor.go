@@ -11,6 +11,10 @@ import (
 // leaves other servers' tools alone.
 type cursor struct{}
 
+// cursorSyntax: whether Cursor reads comments in hooks.json is not known
+// (no Cursor to try it with).
+var cursorSyntax = syntax{client: "Cursor", unverified: true}
+
 // cursorApproveMatch is approve's default --match for Cursor: MCP tools.
 const cursorApproveMatch = "^MCP:"
 
@@ -39,14 +43,14 @@ func (cursor) entries(o Options) []hookEntry {
 }
 
 func (c cursor) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
-	doc, err := prepare(path, doc, cursorNewDoc)
+	e, err := prepare(path, doc, cursorNewDoc, cursorSyntax)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := mergeHooks(path, doc, c.entries(o), o.Server, true)
+	out, err := mergeHooks(path, e, c.entries(o), o.Server, true)
 	return out, []string{"Cursor support follows Cursor's documentation and has not been run against a real Cursor"}, err
 }
 
 func (cursor) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
-	return jsonUnmerge(path, doc, server, cursorNewDoc, created)
+	return jsonUnmerge(path, doc, server, cursorNewDoc, created, cursorSyntax)
 }

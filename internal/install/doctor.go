@@ -15,6 +15,19 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// syntaxOf is what a client's JSON config parser accepts.
+func syntaxOf(client string) syntax {
+	switch client {
+	case "claude-code":
+		return claudeSyntax
+	case "codex":
+		return codexSyntax
+	case "gemini":
+		return geminiSyntax
+	}
+	return cursorSyntax
+}
+
 // Levels of a doctor finding.
 const (
 	OK   = "ok"
@@ -185,7 +198,7 @@ func doctorClient(env Env, name string) ClientReport {
 			cr.Configs = append(cr.Configs, conf)
 			continue
 		}
-		found, err := findHooks(p.path, data, true)
+		found, err := findHooks(p.path, data, true, syntaxOf(name))
 		if err != nil {
 			cr.add(Fail, "%v", err)
 			cr.Configs = append(cr.Configs, conf)

@@ -13,6 +13,10 @@ import (
 // left out.
 type gemini struct{}
 
+// geminiSyntax: Gemini CLI 0.61.0 reads settings.json with comments, but
+// refuses a trailing comma ("Expected double-quoted property name").
+var geminiSyntax = syntax{client: "Gemini CLI", comments: true}
+
 const geminiTimeout = 10000 // milliseconds
 
 func (gemini) path(env Env, scope Scope) string {
@@ -46,14 +50,14 @@ func (g gemini) merge(path string, doc []byte, o Options) ([]byte, []string, err
 	if o.Hook.Redact {
 		notes = append(notes, "--redact left out: Gemini CLI cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
-	doc, err := prepare(path, doc, "{}\n")
+	e, err := prepare(path, doc, "{}\n", geminiSyntax)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := mergeHooks(path, doc, g.entries(o), o.Server, false)
+	out, err := mergeHooks(path, e, g.entries(o), o.Server, false)
 	return out, notes, err
 }
 
 func (gemini) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
-	return jsonUnmerge(path, doc, server, "{}\n", created)
+	return jsonUnmerge(path, doc, server, "{}\n", created, geminiSyntax)
 }

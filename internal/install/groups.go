@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
-	"strings"
 
+	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
 )
 
@@ -50,75 +50,74 @@ func (h hookEntry) flatRaw() string {
 
 // foundHook is an interceptor hook located in a config.
 type foundHook struct {
-	event     string
-	group     int // index in the event's array
-	index     int // index in the group's hooks (-1 for flat configs)
-	command   HookCommand
-	raw       string // the command as written
-	cmdSpan   span
-	matcher   *string
-	hook      gjson.Result // the hook object
-	hookStart int          // the hook object's offset in the document
+	event   string
+	evi     int // the event's index in the hooks object
+	group   int // index in the event's array
+	index   int // index in the group's hooks (-1 for flat configs)
+	command HookCommand
+	raw     string // the command as written
+	matcher *string
+	hook    gjson.Result  // the hook object, as plain JSON
+	cmd     *hujson.Value // the command's value in the document
+	obj     list          // the hook object in the document
 }
 
-// hooksObject returns the top-level "hooks" object, if there is one.
-func hooksObject(path string, e *editor) (container, bool, error) {
-	root, err := e.root()
-	if err != nil {
-		return container{}, false, fmt.Errorf("%s: %w", path, err)
-	}
-	m, _, ok := root.find("hooks")
+// hooksObject returns the top-level "hooks" object, if there is one (else
+// the top level).
+func hooksObject(path string, e *editor) (list, bool, error) {
+	top := e.top()
+	i, ok := top.find("hooks")
 	if !ok {
-		return root, false, nil
+		return top, false, nil
 	}
-	if e.doc[m.val.start] != '{' {
-		return container{}, false, fmt.Errorf("%s: \"hooks\" is not an object; fix it by hand", path)
+	c, ok := top.child(i, '{')
+	if !ok {
+		return list{}, false, fmt.Errorf("%s: \"hooks\" is not an object; fix it by hand", path)
 	}
-	c, err := e.at(m.val)
-	return c, true, err
+	return c, true, nil
 }
 
 // eachHook visits every command hook in the config, grouped or flat.
-func eachHook(e *editor, hooks container, fn func(h foundHook) bool) {
-	for _, ev := range hooks.members {
-		arr, ok := e.child(ev.val, '[')
+func eachHook(hooks list, fn func(h foundHook) bool) {
+	for evi := range hooks.len() {
+		arr, ok := hooks.child(evi, '[')
 		if !ok {
 			continue
 		}
-		for gi, g := range arr.members {
-			group, ok := e.child(g.val, '{')
+		event := hooks.key(evi)
+		for gi := range arr.len() {
+			group, ok := arr.child(gi, '{')
 			if !ok {
 				continue
 			}
-			if cm, _, ok := group.find("command"); ok {
-				if !visit(e, ev.key, gi, -1, nil, cm, g.val, fn) {
+			if _, ok := group.find("command"); ok {
+				if !visit(event, evi, gi, -1, nil, group, fn) {
 					return
 				}
 				continue
 			}
 			var matcher *string
-			if mm, _, ok := group.find("matcher"); ok {
-				s := gjson.ParseBytes(e.doc[mm.val.start:mm.val.end]).String()
+			if mi, ok := group.find("matcher"); ok {
+				s, isString := stringValue(group.value(mi))
+				if !isString {
+					s = string(group.value(mi).Value.(hujson.Literal))
+				}
 				matcher = &s
 			}
-			hm, _, ok := group.find("hooks")
+			li, ok := group.find("hooks")
 			if !ok {
 				continue
 			}
-			list, ok := e.child(hm.val, '[')
+			hl, ok := group.child(li, '[')
 			if !ok {
 				continue
 			}
-			for hi, h := range list.members {
-				ho, ok := e.child(h.val, '{')
+			for hi := range hl.len() {
+				ho, ok := hl.child(hi, '{')
 				if !ok {
 					continue
 				}
-				cm, _, ok := ho.find("command")
-				if !ok {
-					continue
-				}
-				if !visit(e, ev.key, gi, hi, matcher, cm, h.val, fn) {
+				if !visit(event, evi, gi, hi, matcher, ho, fn) {
 					return
 				}
 			}
@@ -126,23 +125,27 @@ func eachHook(e *editor, hooks container, fn func(h foundHook) bool) {
 	}
 }
 
-func visit(e *editor, event string, gi, hi int, matcher *string, cm member, hook span, fn func(foundHook) bool) bool {
-	v := gjson.ParseBytes(e.doc[cm.val.start:cm.val.end])
-	if v.Type != gjson.String {
+func visit(event string, evi, gi, hi int, matcher *string, ho list, fn func(foundHook) bool) bool {
+	ci, ok := ho.find("command")
+	if !ok {
 		return true
 	}
-	f := foundHook{event: event, group: gi, index: hi, raw: v.Str, cmdSpan: cm.val, matcher: matcher,
-		hook: gjson.ParseBytes(e.doc[hook.start:hook.end]), hookStart: hook.start}
-	f.command, _ = parseHookCommand(v.Str)
+	cmd, ok := stringValue(ho.value(ci))
+	if !ok {
+		return true
+	}
+	f := foundHook{event: event, evi: evi, group: gi, index: hi, raw: cmd, matcher: matcher,
+		hook: plain(&hujson.Value{Value: ho.obj}), cmd: ho.value(ci), obj: ho}
+	f.command, _ = parseHookCommand(cmd)
 	return fn(f)
 }
 
-// mergeHooks puts each entry into doc: a hook of the same kind for the
-// same server that is already there gets the new command (its other fields,
-// e.g. a timeout the user changed, stay); otherwise the entry is appended to
-// the event's list, creating the list and the hooks object as needed.
-func mergeHooks(path string, doc []byte, entries []hookEntry, server string, flat bool) ([]byte, error) {
-	e := newEditor(doc)
+// mergeHooks puts each entry into the document: a hook of the same kind
+// for the same server that is already there gets the new command (its
+// other fields, e.g. a timeout the user changed, stay); otherwise the entry
+// is appended to the event's list, creating the list and the hooks object
+// as needed.
+func mergeHooks(path string, e *editor, entries []hookEntry, server string, flat bool) ([]byte, error) {
 	for _, en := range entries {
 		hooks, ok, err := hooksObject(path, e)
 		if err != nil {
@@ -163,7 +166,7 @@ func mergeHooks(path string, doc []byte, entries []hookEntry, server string, fla
 			continue
 		}
 		var mine *foundHook
-		eachHook(e, hooks, func(h foundHook) bool {
+		eachHook(hooks, func(h foundHook) bool {
 			if h.event == en.event && h.command.Sub == en.sub && h.command.serves(server) {
 				mine = &h
 				return false
@@ -172,25 +175,22 @@ func mergeHooks(path string, doc []byte, entries []hookEntry, server string, fla
 		})
 		if mine != nil {
 			if mine.raw != en.command {
-				e.replace(mine.cmdSpan, jsonString(en.command))
+				replace(mine.cmd, jsonString(en.command))
 			}
 			continue
 		}
-		ev, _, ok := hooks.find(en.event)
+		evi, ok := hooks.find(en.event)
 		if !ok {
 			e.insert(hooks, en.event, "["+raw+"]")
 			continue
 		}
-		if e.doc[ev.val.start] != '[' {
+		arr, ok := hooks.child(evi, '[')
+		if !ok {
 			return nil, fmt.Errorf("%s: hooks.%s is not a list; fix it by hand", path, en.event)
-		}
-		arr, err := e.at(ev.val)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		e.insert(arr, "", raw)
 	}
-	return e.doc, nil
+	return e.bytes(), nil
 }
 
 // unmergeHooks removes every interceptor hook for exactly this server, then
@@ -198,30 +198,30 @@ func mergeHooks(path string, doc []byte, entries []hookEntry, server string, fla
 //
 // An event list or hooks object that the backup (the file before install;
 // nil if none) holds empty stays, as [] or {}.
-func unmergeHooks(path string, doc []byte, server string, backup []byte) ([]byte, error) {
+func unmergeHooks(path string, e *editor, server string, backup []byte) ([]byte, error) {
+	before := standardJSON(backup)
 	keep := func(event string) bool {
-		if backup == nil || !gjson.ValidBytes(backup) {
+		if before == nil {
 			return false
 		}
 		if event == "" {
-			return gjson.GetBytes(backup, "hooks").IsObject()
+			return gjson.GetBytes(before, "hooks").IsObject()
 		}
-		v := gjson.GetBytes(backup, "hooks."+gjsonEscape(event))
+		v := gjson.GetBytes(before, "hooks."+gjson.Escape(event))
 		return v.IsArray() && len(v.Array()) == 0
 	}
-	e := newEditor(doc)
 	for {
 		hooks, ok, err := hooksObject(path, e)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return e.doc, nil
+			return e.bytes(), nil
 		}
 		// The server's approve hooks first: they are found through its inject.
-		target := ownedApprove(e, hooks, server)
+		target := ownedApprove(hooks, server)
 		if target == nil {
-			eachHook(e, hooks, func(h foundHook) bool {
+			eachHook(hooks, func(h foundHook) bool {
 				if h.command.serves(server) {
 					target = &h
 					return false
@@ -230,59 +230,53 @@ func unmergeHooks(path string, doc []byte, server string, backup []byte) ([]byte
 			})
 		}
 		if target == nil {
-			return e.doc, nil
+			return e.bytes(), nil
 		}
-		removeFound(e, *target, keep)
+		removeFound(e, hooks, *target, keep)
 	}
 }
 
 // removeFound takes out one hook and whatever it leaves empty.
-func removeFound(e *editor, h foundHook, keep func(event string) bool) {
-	// Re-walk the path from the root: every splice moves offsets.
-	root, _ := e.root()
-	hm, hi, _ := root.find("hooks")
-	hooks, _ := e.at(hm.val)
-	ev, evi, _ := hooks.find(h.event)
-	arr, _ := e.at(ev.val)
-	g := arr.members[h.group]
-	removeGroup := h.index < 0
-	if !removeGroup {
-		group, _ := e.at(g.val)
-		lm, _, _ := group.find("hooks")
-		list, _ := e.at(lm.val)
-		if len(list.members) > 1 {
-			e.remove(list, h.index)
+func removeFound(e *editor, hooks list, h foundHook, keep func(event string) bool) {
+	arr, _ := hooks.child(h.evi, '[')
+	if h.index >= 0 {
+		group, _ := arr.child(h.group, '{')
+		li, _ := group.find("hooks")
+		hl, _ := group.child(li, '[')
+		if hl.len() > 1 {
+			e.remove(hl, h.index)
 			return
 		}
-		removeGroup = true
 	}
-	if len(arr.members) > 1 || keep(h.event) {
+	if arr.len() > 1 || keep(h.event) {
 		e.remove(arr, h.group)
 		return
 	}
-	if len(hooks.members) > 1 || keep("") {
-		e.remove(hooks, evi)
+	if hooks.len() > 1 || keep("") {
+		e.remove(hooks, h.evi)
 		return
 	}
-	e.remove(root, hi)
+	top := e.top()
+	hi, _ := top.find("hooks")
+	e.remove(top, hi)
 }
 
 // findHooks lists the interceptor hooks (and, with all, every command hook)
 // of a JSON config, for doctor.
-func findHooks(path string, doc []byte, all bool) ([]foundHook, error) {
-	if err := checkJSON(path, doc); err != nil {
-		return nil, err
-	}
-	if len(doc) == 0 {
+func findHooks(path string, doc []byte, all bool, syn syntax) ([]foundHook, error) {
+	if len(trimSpace(doc)) == 0 {
 		return nil, nil
 	}
-	e := newEditor(doc)
+	e, err := parseConfig(path, doc, syn)
+	if err != nil {
+		return nil, err
+	}
 	hooks, ok, err := hooksObject(path, e)
 	if err != nil || !ok {
 		return nil, err
 	}
 	var out []foundHook
-	eachHook(e, hooks, func(h foundHook) bool {
+	eachHook(hooks, func(h foundHook) bool {
 		if all || h.command.Sub != "" {
 			out = append(out, h)
 		}
@@ -291,16 +285,13 @@ func findHooks(path string, doc []byte, all bool) ([]foundHook, error) {
 	return out, nil
 }
 
-// prepare checks a config and gives the bytes to edit: the file, or newDoc
-// for one that does not exist or is empty.
-func prepare(path string, doc []byte, newDoc string) ([]byte, error) {
-	if err := checkJSON(path, doc); err != nil {
-		return nil, err
-	}
+// prepare reads a config to edit: the file, or newDoc for one that does not
+// exist or is empty.
+func prepare(path string, doc []byte, newDoc string, syn syntax) (*editor, error) {
 	if len(trimSpace(doc)) == 0 {
-		return []byte(newDoc), nil
+		doc = []byte(newDoc)
 	}
-	return doc, nil
+	return parseConfig(path, doc, syn)
 }
 
 func trimSpace(b []byte) []byte {
@@ -316,15 +307,16 @@ func trimSpace(b []byte) []byte {
 
 // jsonUnmerge is unmerge for the JSON configs: a file install created and
 // that holds nothing else goes.
-func jsonUnmerge(path string, doc []byte, server, newDoc string, created bool) ([]byte, error) {
-	if err := checkJSON(path, doc); err != nil {
-		return nil, err
-	}
+func jsonUnmerge(path string, doc []byte, server, newDoc string, created bool, syn syntax) ([]byte, error) {
 	if len(trimSpace(doc)) == 0 {
 		return doc, nil
 	}
+	e, err := parseConfig(path, doc, syn)
+	if err != nil {
+		return nil, err
+	}
 	backup, _ := readFileIfExists(path + BackupSuffix)
-	out, err := unmergeHooks(path, doc, server, backup)
+	out, err := unmergeHooks(path, e, server, backup)
 	if err != nil {
 		return nil, err
 	}
@@ -339,22 +331,10 @@ func commandFor(o Options, client, sub string, extra []string) string {
 	return shellJoin(hookArgv(o.Bin, sub, client, o.Server, extra))
 }
 
-// gjsonEscape escapes a key for a gjson path.
-func gjsonEscape(k string) string {
-	var sb strings.Builder
-	for _, r := range k {
-		if strings.ContainsRune(`.*?|#@\!=<>%`, r) {
-			sb.WriteByte('\\')
-		}
-		sb.WriteRune(r)
-	}
-	return sb.String()
-}
-
 // injectHook finds the server's inject hook, the anchor of its approve hook.
-func injectHook(e *editor, hooks container, server string) *foundHook {
+func injectHook(hooks list, server string) *foundHook {
 	var inject *foundHook
-	eachHook(e, hooks, func(h foundHook) bool {
+	eachHook(hooks, func(h foundHook) bool {
 		if h.command.Sub == "inject" && h.command.serves(server) {
 			inject = &h
 			return false
@@ -368,14 +348,14 @@ func injectHook(e *editor, hooks container, server string) *foundHook {
 // no --server, so it is the one in the same group as the server's inject
 // hook (Claude Code, Codex, Gemini CLI), or the entry right before it in the
 // same event list (Cursor).
-func ownedApprove(e *editor, hooks container, server string) *foundHook {
-	inject := injectHook(e, hooks, server)
+func ownedApprove(hooks list, server string) *foundHook {
+	inject := injectHook(hooks, server)
 	if inject == nil {
 		return nil
 	}
 	var found *foundHook
-	eachHook(e, hooks, func(h foundHook) bool {
-		if h.command.Sub != "approve" || h.event != inject.event {
+	eachHook(hooks, func(h foundHook) bool {
+		if h.command.Sub != "approve" || h.evi != inject.evi {
 			return true
 		}
 		if inject.index >= 0 && h.index >= 0 && h.group == inject.group ||
@@ -392,65 +372,40 @@ func ownedApprove(e *editor, hooks container, server string) *foundHook {
 // (merged before it): in its group, or right before it in a flat list. An
 // approve hook already there gets the new command, and the entry's timeout
 // when its own is missing or shorter.
-func mergeApprove(path string, e *editor, hooks container, ok bool, en hookEntry, server string, flat bool) error {
+func mergeApprove(path string, e *editor, hooks list, ok bool, en hookEntry, server string, flat bool) error {
 	if !ok {
 		return fmt.Errorf("%s: no inject hook to put the approve hook in front of", path)
 	}
-	if h := ownedApprove(e, hooks, server); h != nil {
+	if h := ownedApprove(hooks, server); h != nil {
 		if h.raw != en.command {
-			e.replace(h.cmdSpan, jsonString(en.command))
+			replace(h.cmd, jsonString(en.command))
 		}
 		if en.timeout <= 0 {
 			return nil
-		}
-		// Re-find it: the replace moved the offsets.
-		h = ownedApprove(e, hooks2(e), server)
-		if h == nil {
-			return fmt.Errorf("%s: lost the approve hook while editing", path)
 		}
 		to := h.hook.Get("timeout")
 		switch {
 		case to.Type == gjson.Number && to.Float() >= float64(en.timeout):
 		case to.Exists():
-			v := span{h.hookStart + int(to.Index), h.hookStart + int(to.Index) + len(to.Raw)}
-			e.replace(v, strconv.Itoa(en.timeout))
+			ti, _ := h.obj.find("timeout")
+			replace(h.obj.value(ti), strconv.Itoa(en.timeout))
 		default:
-			c, err := e.at(span{h.hookStart, h.hookStart + len(h.hook.Raw)})
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			e.insert(c, "timeout", strconv.Itoa(en.timeout))
+			e.insert(h.obj, "timeout", strconv.Itoa(en.timeout))
 		}
 		return nil
 	}
-	inject := injectHook(e, hooks, server)
+	inject := injectHook(hooks, server)
 	if inject == nil {
 		return fmt.Errorf("%s: no inject hook to put the approve hook in front of", path)
 	}
-	ev, _, _ := hooks.find(inject.event)
-	arr, err := e.at(ev.val)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
+	arr, _ := hooks.child(inject.evi, '[')
 	if flat {
 		e.insertBefore(arr, inject.group, en.flatRaw())
 		return nil
 	}
-	group, err := e.at(arr.members[inject.group].val)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	lm, _, _ := group.find("hooks")
-	list, err := e.at(lm.val)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	e.insertBefore(list, inject.index, en.hookRaw())
+	group, _ := arr.child(inject.group, '{')
+	li, _ := group.find("hooks")
+	hl, _ := group.child(li, '[')
+	e.insertBefore(hl, inject.index, en.hookRaw())
 	return nil
-}
-
-// hooks2 re-reads the hooks object after an edit.
-func hooks2(e *editor) container {
-	c, _, _ := hooksObject("", e)
-	return c
 }

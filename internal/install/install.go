@@ -4,8 +4,8 @@
 // into OpenCode's plugin dir; it takes them out again; and it checks what is
 // installed (doctor).
 //
-// Edits are surgical (see jsonedit.go): the user's bytes outside the edit
-// never change, running install twice changes nothing, uninstall takes out
+// Edits are surgical (see jsonedit.go, on hujson's syntax tree): the user's
+// bytes outside the edit, comments included, never change, running install twice changes nothing, uninstall takes out
 // exactly what install added. Before the first change to an existing file
 // a copy is kept next to it (FILE.interceptor-backup); every write goes to a
 // temp file in the same dir, renamed over the old one with the old mode.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,6 +47,12 @@ var preexisting = map[string][]string{
 	},
 	"gemini": {
 		"{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n  \"mcpServers\": {\"wf\": {\"command\": \"wf-server\", \"trust\": true}}\n}\n",
+		// Gemini CLI reads comments (checked with 0.61.0): every one stays.
+		"// settings\n{\n  /* auth */\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}, // key in env\n  \"hooks\": {\n    // mine\n    \"BeforeTool\": [\n      {\"matcher\": \"x\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]} // log\n    ]\n  } // end\n}\n// bye\n",
+		"{\n  // nothing here yet\n}\n",
+		"{\n  \"hooks\": {\n    // none yet\n  },\n  \"ui\": {\"theme\": \"dark\"} /* last */\n}\n",
+		"{\n  \"hooks\": {\n    \"BeforeTool\": [ // empty\n    ],\n    \"AfterTool\": [\n      /* a */ {\"hooks\": [{\"type\": \"command\", \"command\": \"a /* not a comment */ // b\"}]} /* b\n         spans lines */\n    ]\n  }\n}\n",
+		`{/* a */"security":{"auth":{"selectedType":"gemini-api-key"}} /* b */}`,
 	},
 	"cursor": {
 		"{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\"command\": \"./audit.sh\"}\n    ]\n  }\n}\n",
@@ -77,6 +84,7 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 					}
 					after := mustRead(t, path)
 					checkInstalled(t, client, after)
+					checkCommentsKept(t, pre, after)
 					if pre != "" {
 						if got := mustRead(t, path+BackupSuffix); got != pre {
 							t.Fatalf("backup %q, want the original %q", got, pre)
@@ -122,6 +130,22 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 	}
 }
 
+// checkCommentsKept checks every comment of before is still in after.
+func checkCommentsKept(t *testing.T, before, after string) {
+	t.Helper()
+	v, err := hujson.Parse([]byte(before))
+	if err != nil {
+		return // not a JSON config (the OpenCode shim), or none
+	}
+	for x := range v.All() {
+		for _, extra := range []hujson.Extra{x.BeforeExtra, x.AfterExtra} {
+			if c := strings.TrimSpace(string(extra)); c != "" && !strings.Contains(after, c) {
+				t.Fatalf("comment %q lost:\n%s", c, after)
+			}
+		}
+	}
+}
+
 func hasFinding(rep Report, client, level, substr string) bool {
 	for _, f := range findingsOf(rep, client) {
 		if f.Level == level && strings.Contains(f.Message, substr) {
@@ -151,9 +175,11 @@ func checkInstalled(t *testing.T, client, doc string) {
 		}
 		return
 	}
-	if !gjson.Valid(doc) {
+	plain := standardJSON([]byte(doc))
+	if plain == nil {
 		t.Fatalf("not valid JSON:\n%s", doc)
 	}
+	doc = string(plain)
 	want := map[string][]string{
 		"claude-code": {"PreToolUse", "inject", "PostToolUse", "capture --client claude-code --server wf --redact", "SessionEnd", "clear"},
 		"codex":       {"PreToolUse", "inject", "PostToolUse", "capture --client codex --server wf"},

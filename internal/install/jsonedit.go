@@ -2,136 +2,167 @@ package install
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/rawjson"
-	"strconv"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
+	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
 )
 
-// A surgical JSON editor: values are located by scanning the original bytes
-// and changed by splicing, so every byte outside the edit stays as it was
-// (key order, spacing, number spelling, escapes). Insertions copy the
-// container's own layout (one member per line with its indentation, or one
-// line when the container is on one line), and a removal takes out exactly
-// the text an insertion at the same place adds, so install followed by
-// uninstall gives back the original bytes.
+// The config editor works on hujson's syntax tree, which holds every byte of
+// the file (comments, spacing, key order, number spelling, escapes) and packs
+// back to the same bytes. Insertions copy the container's own layout (one
+// member per line with its indentation, or one line when the container is on
+// one line), and a removal takes out exactly the text an insertion at the
+// same place adds, so install followed by uninstall gives back the original
+// bytes. A comment that ends the line before an insertion stays with the
+// value it followed.
 
-// span is a value's byte range [start, end) in the document.
-type span struct{ start, end int }
-
-// member is an object member (key != "" or an array element (key == "").
-type member struct {
-	keyStart int // start of the key's opening quote; == val.start for elements
-	key      string
-	val      span
+// syntax is what a client's JSON parser accepts beyond plain JSON.
+type syntax struct {
+	client         string // the client's display name, for refusals
+	comments       bool   // // and /* */ comments
+	trailingCommas bool
+	unverified     bool // not checked with the real client: refuse what is not plain JSON
 }
 
-// container is an object or array with its members.
-type container struct {
-	span    // from the opening to just past the closing bracket
-	object  bool
-	members []member
+// editor holds a config being edited.
+type editor struct {
+	root   hujson.Value
+	layout layout
 }
 
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+// parseConfig reads a config the client's own parser would accept, naming
+// the file and the client in a one-line refusal otherwise.
+func parseConfig(path string, doc []byte, syn syntax) (*editor, error) {
+	v, err := hujson.Parse(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON (%v); fix it (or move it away) and run again", path, err)
 	}
-	return i
-}
-
-// skipValue returns the end of the value starting at i. The document is
-// known to be valid JSON (checked before any edit).
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = skipString(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	default:
-		j := i
-		for j < len(b) && !bytes.ContainsRune([]byte(",]} \t\r\n"), rune(b[j])) {
-			j++
-		}
-		return j
+	if _, ok := v.Value.(*hujson.Object); !ok {
+		return nil, fmt.Errorf("%s: the top level is not a JSON object", path)
 	}
+	comments, trailing := extras(&v)
+	does := "does not accept"
+	if syn.unverified {
+		does = "is not known to accept"
+	}
+	switch {
+	case comments && !syn.comments:
+		return nil, fmt.Errorf("%s has comments, which %s %s in this file: remove them (or add the hooks by hand) and run again", path, syn.client, does)
+	case trailing && !syn.trailingCommas:
+		return nil, fmt.Errorf("%s has a trailing comma, which %s %s in this file: remove it and run again", path, syn.client, does)
+	}
+	return &editor{root: v, layout: detectLayout(doc)}, nil
 }
 
-func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
+// extras reports whether v holds comments and trailing commas.
+func extras(v *hujson.Value) (comments, trailing bool) {
+	for x := range v.All() {
+		comments = comments || hasComment(x.BeforeExtra) || hasComment(x.AfterExtra)
+		switch c := x.Value.(type) {
+		case *hujson.Object:
+			comments = comments || hasComment(c.AfterExtra)
+			trailing = trailing || len(c.Members) > 0 && c.Members[len(c.Members)-1].Value.AfterExtra != nil
+		case *hujson.Array:
+			comments = comments || hasComment(c.AfterExtra)
+			trailing = trailing || len(c.Elements) > 0 && c.Elements[len(c.Elements)-1].AfterExtra != nil
 		}
 	}
-	return len(b)
+	return comments, trailing
 }
 
-// parseContainer reads the object or array whose opening bracket is at i.
-func parseContainer(b []byte, i int) (container, error) {
-	if i >= len(b) || (b[i] != '{' && b[i] != '[') {
-		return container{}, errors.New("not an object or array")
+// hasComment: an Extra holds only whitespace and comments.
+func hasComment(x []byte) bool { return bytes.IndexByte(x, '/') >= 0 }
+
+func (e *editor) bytes() []byte { return e.root.Pack() }
+
+// standardJSON is doc as plain JSON (comments and trailing commas dropped),
+// for reading it with gjson; nil when it is not HuJSON.
+func standardJSON(doc []byte) []byte {
+	v, err := hujson.Parse(bytes.Clone(doc))
+	if err != nil {
+		return nil
 	}
-	c := container{object: b[i] == '{'}
-	c.start = i
-	j := skipWS(b, i+1)
-	if j < len(b) && (b[j] == '}' || b[j] == ']') {
-		c.end = j + 1
-		return c, nil
-	}
-	for j < len(b) {
-		m := member{keyStart: j}
-		if c.object {
-			kend := skipString(b, j)
-			key, err := strconv.Unquote(string(b[j:kend]))
-			if err != nil {
-				key = gjson.ParseBytes(b[j:kend]).Str
-			}
-			m.key = key
-			j = skipWS(b, kend)
-			j = skipWS(b, j+1) // the colon
-		}
-		m.val = span{j, skipValue(b, j)}
-		c.members = append(c.members, m)
-		j = skipWS(b, m.val.end)
-		if j < len(b) && b[j] == ',' {
-			j = skipWS(b, j+1)
-			continue
-		}
-		c.end = j + 1
-		return c, nil
-	}
-	return container{}, errors.New("unterminated container")
+	v.Standardize()
+	return v.Pack()
 }
 
-func (c container) find(key string) (member, int, bool) {
-	// The last duplicate wins, as in the clients' JSON parsers.
-	for i := len(c.members) - 1; i >= 0; i-- {
-		if c.members[i].key == key {
-			return c.members[i], i, true
+// list is an object or array being edited, with the indentation of the line
+// it opens on.
+type list struct {
+	obj    *hujson.Object
+	arr    *hujson.Array
+	indent string
+}
+
+func (l list) len() int {
+	if l.obj != nil {
+		return len(l.obj.Members)
+	}
+	return len(l.arr.Elements)
+}
+
+// value is item i's value.
+func (l list) value(i int) *hujson.Value {
+	if l.obj != nil {
+		return &l.obj.Members[i].Value
+	}
+	return &l.arr.Elements[i]
+}
+
+// lead is what comes before item i: after the opening bracket or the comma.
+func (l list) lead(i int) *hujson.Extra {
+	if l.obj != nil {
+		return &l.obj.Members[i].Name.BeforeExtra
+	}
+	return &l.arr.Elements[i].BeforeExtra
+}
+
+// tail is what comes before the closing bracket: after the last value, or
+// after its trailing comma.
+func (l list) tail() *hujson.Extra {
+	if l.obj != nil {
+		return &l.obj.AfterExtra
+	}
+	return &l.arr.AfterExtra
+}
+
+func (l list) key(i int) string {
+	return l.obj.Members[i].Name.Value.(hujson.Literal).String()
+}
+
+// find is the member named key; the last duplicate wins, as in the clients'
+// JSON parsers.
+func (l list) find(key string) (int, bool) {
+	if l.obj == nil {
+		return -1, false
+	}
+	for i := len(l.obj.Members) - 1; i >= 0; i-- {
+		if l.key(i) == key {
+			return i, true
 		}
 	}
-	return member{}, -1, false
+	return -1, false
 }
+
+// child is item i as a list when it is an object (open '{') or array ('[').
+func (l list) child(i int, open byte) (list, bool) {
+	indent := l.indent
+	if lead := *l.lead(i); bytes.IndexByte(lead, '\n') >= 0 {
+		indent = lineIndent(lead)
+	}
+	switch c := l.value(i).Value.(type) {
+	case *hujson.Object:
+		return list{obj: c, indent: indent}, open == '{'
+	case *hujson.Array:
+		return list{arr: c, indent: indent}, open == '['
+	}
+	return list{}, false
+}
+
+func (e *editor) top() list { return list{obj: e.root.Value.(*hujson.Object)} }
 
 // layout describes how a document is formatted: its indentation unit, and
 // whether it is written on one line (minified).
@@ -160,71 +191,77 @@ func detectLayout(b []byte) layout {
 	return l
 }
 
-// lineIndent is the leading whitespace of the line holding position i.
-func lineIndent(b []byte, i int) string {
-	start := bytes.LastIndexByte(b[:i], '\n') + 1
-	end := start
-	for end < len(b) && (b[end] == ' ' || b[end] == '\t') {
-		end++
+// lineIndent is the whitespace that starts the last line of x.
+func lineIndent(x []byte) string {
+	last := x[bytes.LastIndexByte(x, '\n')+1:]
+	n := 0
+	for n < len(last) && (last[n] == ' ' || last[n] == '\t') {
+		n++
 	}
-	return string(b[start:end])
+	return string(last[:n])
 }
 
-// startsLine reports whether only whitespace precedes position i on its line.
-func startsLine(b []byte, i int) bool {
-	for j := i - 1; j >= 0; j-- {
-		switch b[j] {
-		case ' ', '\t', '\r':
-			continue
-		case '\n':
-			return true
-		default:
-			return false
+// splitLine splits a lead at the newline that ends the previous value's
+// line: same is a comment on that line (it belongs to the value before),
+// rest the lines after. A lead with no comment before its first newline is
+// all rest.
+func splitLine(x []byte) (same, rest []byte) {
+	for i := 0; i < len(x); i++ {
+		switch {
+		case x[i] == '\n':
+			if hasComment(x[:i]) {
+				return x[:i], x[i:]
+			}
+			return nil, x
+		case bytes.HasPrefix(x[i:], []byte("//")):
+			if j := bytes.IndexByte(x[i:], '\n'); j >= 0 {
+				return x[:i+j], x[i+j:]
+			}
+			return nil, x
+		case bytes.HasPrefix(x[i:], []byte("/*")):
+			j := bytes.Index(x[i+2:], []byte("*/"))
+			if j < 0 {
+				return nil, x
+			}
+			i += j + 3
 		}
 	}
-	return true
+	return nil, x
 }
 
-// editor holds a document being edited.
-type editor struct {
-	doc    []byte
-	layout layout
+func cat(parts ...[]byte) hujson.Extra {
+	return hujson.Extra(bytes.Join(parts, nil))
 }
 
-func newEditor(doc []byte) *editor {
-	return &editor{doc: doc, layout: detectLayout(doc)}
-}
-
-func (e *editor) splice(start, end int, text string) {
-	out := make([]byte, 0, len(e.doc)-(end-start)+len(text))
-	out = append(out, e.doc[:start]...)
-	out = append(out, text...)
-	out = append(out, e.doc[end:]...)
-	e.doc = out
-}
-
-// root returns the top-level object.
-func (e *editor) root() (container, error) {
-	i := skipWS(e.doc, 0)
-	if i >= len(e.doc) || e.doc[i] != '{' {
-		return container{}, errors.New("the top level is not a JSON object")
+// multiLine reports whether l has (or, empty, would get) one item per line.
+func (e *editor) multiLine(l list) bool {
+	if e.layout.oneLine {
+		return false
 	}
-	return parseContainer(e.doc, i)
+	return l.len() == 0 || bytes.IndexByte(*l.lead(0), '\n') >= 0
 }
 
-// at returns the container at the value span v.
-func (e *editor) at(v span) (container, error) {
-	return parseContainer(e.doc, v.start)
-}
-
-// child parses the value v as a container if it opens with open ('{' or
-// '['); ok is false for any other kind of value.
-func (e *editor) child(v span, open byte) (c container, ok bool) {
-	if e.doc[v.start] != open {
-		return container{}, false
+// sep is the space after a comma in a one-line list.
+func sep(l list) []byte {
+	if l.len() > 1 && !hasComment(*l.lead(1)) {
+		return bytes.Clone(*l.lead(1))
 	}
-	c, err := e.at(v)
-	return c, err == nil
+	return nil
+}
+
+// newValue is raw laid out for a line indented by indent (or compact).
+func (e *editor) newValue(raw, indent string, multi bool) hujson.Value {
+	text := raw
+	if multi {
+		var sb strings.Builder
+		writePretty(&sb, gjson.Parse(raw), indent, e.layout.unit)
+		text = sb.String()
+	}
+	v, err := hujson.Parse([]byte(text))
+	if err != nil {
+		panic("install: built invalid JSON: " + text) // raw is built by this package
+	}
+	return v
 }
 
 func writePretty(sb *strings.Builder, v gjson.Result, indent, unit string) {
@@ -259,83 +296,152 @@ func writePretty(sb *strings.Builder, v gjson.Result, indent, unit string) {
 	}
 }
 
-// insert adds an element (key == "") or member at the end of container c.
-// A container written on one line gets the entry on that line, compact; any
-// other gets it on its own line, laid out like the rest of the document.
-func (e *editor) insert(c container, key, raw string) {
-	inline := e.layout.oneLine || len(c.members) > 0 && !startsLine(e.doc, c.members[0].keyStart)
-	entry := func(indent string) string {
-		v := raw
-		if !inline {
-			var sb strings.Builder
-			writePretty(&sb, gjson.Parse(raw), indent, e.layout.unit)
-			v = sb.String()
-		}
-		if !c.object {
-			return v
-		}
-		if inline && !bytes.Contains(e.doc[c.start:c.end], []byte(`": `)) {
-			return jsonString(key) + ":" + v
-		}
-		return jsonString(key) + ": " + v
-	}
-	switch {
-	case len(c.members) == 0 && inline:
-		e.splice(c.start+1, c.end-1, entry(""))
-	case len(c.members) == 0:
-		outer := lineIndent(e.doc, c.start)
-		inner := outer + e.layout.unit
-		e.splice(c.start+1, c.end-1, "\n"+inner+entry(inner)+"\n"+outer)
-	case inline:
-		sep := ","
-		if bytes.Contains(e.doc[c.start:c.end], []byte(", ")) {
-			sep = ", "
-		}
-		last := c.members[len(c.members)-1]
-		e.splice(last.val.end, last.val.end, sep+entry(""))
-	default:
-		indent := lineIndent(e.doc, c.members[0].keyStart)
-		last := c.members[len(c.members)-1]
-		e.splice(last.val.end, last.val.end, ",\n"+indent+entry(indent))
-	}
-}
-
-// insertBefore adds an element in front of element i of array c, laid out
-// like insert; remove(c, i) takes out exactly what it adds.
-func (e *editor) insertBefore(c container, i int, raw string) {
-	inline := e.layout.oneLine || !startsLine(e.doc, c.members[0].keyStart)
-	at := c.members[i].keyStart
-	if inline {
-		sep := ","
-		if bytes.Contains(e.doc[c.start:c.end], []byte(", ")) {
-			sep = ", "
-		}
-		e.splice(at, at, raw+sep)
+// put places v as item i of l with lead before it.
+func (l list) put(i int, key string, lead hujson.Extra, v hujson.Value, keySep []byte) {
+	if l.obj != nil {
+		v.BeforeExtra = keySep
+		m := hujson.ObjectMember{Name: hujson.Value{BeforeExtra: lead, Value: hujson.Literal(jsonString(key))}, Value: v}
+		l.obj.Members = append(l.obj.Members[:i], append([]hujson.ObjectMember{m}, l.obj.Members[i:]...)...)
 		return
 	}
-	indent := lineIndent(e.doc, at)
-	var sb strings.Builder
-	writePretty(&sb, gjson.Parse(raw), indent, e.layout.unit)
-	e.splice(at, at, sb.String()+",\n"+indent)
+	v.BeforeExtra = lead
+	l.arr.Elements = append(l.arr.Elements[:i], append([]hujson.Value{v}, l.arr.Elements[i:]...)...)
 }
 
-// remove deletes member i of container c, with the separator that an
-// insert at the same place adds.
-func (e *editor) remove(c container, i int) {
-	m := c.members[i]
+// keySep is the space between a member's colon and its value.
+func (e *editor) keySep(l list, multi bool) []byte {
+	if l.obj != nil && len(l.obj.Members) > 0 && !hasComment(l.obj.Members[0].Value.BeforeExtra) {
+		return bytes.Clone(l.obj.Members[0].Value.BeforeExtra)
+	}
+	if multi {
+		return []byte(" ")
+	}
+	return nil
+}
+
+// insert adds an element (key == "" in an array) or member at the end of l.
+// A list written on one line gets the entry on that line, compact; any other
+// gets it on its own line, laid out like the rest of the document.
+func (e *editor) insert(l list, key, raw string) {
+	multi := e.multiLine(l)
+	n := l.len()
+	tail := l.tail()
+	if n == 0 {
+		if !multi {
+			l.put(0, key, cat(*tail), e.newValue(raw, "", false), e.keySep(l, false))
+			*tail = nil
+			return
+		}
+		inner := l.indent + e.layout.unit
+		lead := cat([]byte("\n"), []byte(inner))
+		if hasComment(*tail) {
+			// Keep the comments in front of the new entry.
+			t := bytes.TrimRight(*tail, " \t")
+			if !bytes.HasSuffix(t, []byte("\n")) {
+				t = cat(t, []byte("\n"))
+			}
+			lead = cat(t, []byte(inner))
+		}
+		l.put(0, key, lead, e.newValue(raw, inner, true), e.keySep(l, true))
+		*tail = cat([]byte("\n"), []byte(l.indent))
+		return
+	}
+	trailing := l.value(n-1).AfterExtra != nil
+	var lead hujson.Extra
+	indent := ""
+	if multi {
+		indent = lineIndent(*l.lead(0))
+		same, rest := splitLine(*tail)
+		lead = cat(same, []byte("\n"), []byte(indent))
+		*tail = cat(rest)
+	} else {
+		lead = cat(sep(l))
+	}
+	v := e.newValue(raw, indent, multi)
+	if trailing {
+		v.AfterExtra = hujson.Extra{}
+	}
+	l.put(n, key, lead, v, e.keySep(l, multi))
+}
+
+// insertBefore adds an element in front of element i of array l, laid out
+// like insert; remove(l, i) takes out exactly what it adds.
+func (e *editor) insertBefore(l list, i int, raw string) {
+	multi := e.multiLine(l)
+	lead := cat(*l.lead(i))
+	indent := ""
+	if multi {
+		indent = lineIndent(lead)
+		*l.lead(i) = cat([]byte("\n"), []byte(indent))
+	} else {
+		*l.lead(i) = cat(sep(l))
+	}
+	l.put(i, "", lead, e.newValue(raw, indent, multi), nil)
+}
+
+// remove deletes item i of l, with the separator that an insert at the same
+// place adds. A comment ending the line before it stays.
+func (e *editor) remove(l list, i int) {
+	n := l.len()
+	lead := *l.lead(i)
+	same, rest := splitLine(lead)
+	removedTrailing := l.value(i).AfterExtra != nil && i == n-1
 	switch {
-	case len(c.members) == 1:
-		e.splice(c.start+1, c.end-1, "")
-	case i > 0:
-		e.splice(c.members[i-1].val.end, m.val.end, "")
+	case n == 1:
+		tail := *l.tail()
+		if !hasComment(lead) {
+			*l.tail() = nil
+		} else {
+			*l.tail() = cat(bytes.TrimRight(lead, " \t"), []byte(lineIndent(tail)))
+		}
+	case i == n-1:
+		_, tailRest := splitLine(*l.tail())
+		prev := l.value(i - 1)
+		var keep []byte
+		if !removedTrailing && prev.AfterExtra != nil {
+			// What stood between the new last value and its comma now ends
+			// the list, without the comma.
+			keep = prev.AfterExtra
+			prev.AfterExtra = nil
+		}
+		*l.tail() = cat(keep, same, tailRest)
 	default:
-		e.splice(m.keyStart, c.members[1].keyStart, "")
+		nextSame, nextRest := splitLine(*l.lead(i + 1))
+		_ = nextSame // a comment after the removed value goes with it
+		if !hasComment(nextRest) {
+			nextRest = rest
+		}
+		*l.lead(i + 1) = cat(same, nextRest)
+	}
+	if l.obj != nil {
+		l.obj.Members = append(l.obj.Members[:i], l.obj.Members[i+1:]...)
+	} else {
+		l.arr.Elements = append(l.arr.Elements[:i], l.arr.Elements[i+1:]...)
+	}
+	if removedTrailing && n > 1 && l.value(n-2).AfterExtra == nil {
+		l.value(n - 2).AfterExtra = hujson.Extra{}
 	}
 }
 
-// replace swaps the value at v for raw (a scalar, written as is).
-func (e *editor) replace(v span, raw string) {
-	e.splice(v.start, v.end, raw)
+// replace swaps the value v for raw (a scalar, written as is).
+func replace(v *hujson.Value, raw string) {
+	v.Value = hujson.Literal(raw)
+}
+
+// stringValue is v's string, ok false when it is not a JSON string.
+func stringValue(v *hujson.Value) (string, bool) {
+	lit, ok := v.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '"' {
+		return "", false
+	}
+	return lit.String(), true
+}
+
+// plain is v as compact plain JSON, for reading with gjson.
+func plain(v *hujson.Value) gjson.Result {
+	c := v.Clone()
+	c.Minimize()
+	return gjson.ParseBytes(c.Pack())
 }
 
 // jsonString encodes s as a JSON string the way JSON.stringify and
@@ -354,36 +460,4 @@ func obj(kv ...string) string {
 	}
 	sb.WriteByte('}')
 	return sb.String()
-}
-
-// checkJSON refuses what the editor cannot edit safely, naming the file.
-func checkJSON(path string, doc []byte) error {
-	if len(bytes.TrimSpace(doc)) == 0 {
-		return nil
-	}
-	if !gjson.ValidBytes(doc) {
-		if hasComments(doc) {
-			return fmt.Errorf("%s has comments (JSONC); interceptor edits only plain JSON: remove the comments or add the hooks by hand (see the recipe)", path)
-		}
-		return fmt.Errorf("%s is not valid JSON; fix it (or move it away) and run again", path)
-	}
-	if !gjson.ParseBytes(doc).IsObject() {
-		return fmt.Errorf("%s: the top level is not a JSON object", path)
-	}
-	return nil
-}
-
-// hasComments reports a // or /* outside strings.
-func hasComments(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			i = skipString(b, i) - 1
-		case '/':
-			if i+1 < len(b) && (b[i+1] == '/' || b[i+1] == '*') {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -221,7 +221,16 @@ func (opencode) unmerge(path string, doc []byte, server string, created bool) ([
 // approve for every tool: the server's tools, named <server>_<tool> with the
 // server's name sanitized as the shim does it.
 func opencodeApproveMatch(server string) string {
-	return "^" + regexp.QuoteMeta(opencodeSanitize.ReplaceAllString(server, "_")) + "_"
+	return "^" + regexp.QuoteMeta(opencodeSanitize(server)) + "_"
 }
 
-var opencodeSanitize = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+// opencodeSanitize replaces what is not [A-Za-z0-9_-] with "_", as the shim
+// does (a loop, not a regexp compiled at every hook's start-up).
+func opencodeSanitize(server string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, server)
+}
