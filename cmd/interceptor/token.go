@@ -125,8 +125,13 @@ func newTokenSetCmd(io *streams) *cobra.Command {
 		Use:   "set --server NAME [--session ID] [TOKEN]",
 		Short: "Store a token by hand (read from stdin when not given)",
 		Long: `Stores TOKEN for the server's session (with --session) and as its current
-token. Without TOKEN, reads the first line of stdin, which keeps the token out
-of shell history.`,
+token. Without TOKEN, reads the first line of stdin: prefer that, it keeps
+the token out of shell history and the process list:
+
+  interceptor token set --server NAME < token.txt
+
+A token that starts with "-" must come on stdin (or after --); an unknown
+flag is reported without its text, in case it was a token.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if f.server == "" {
@@ -157,6 +162,14 @@ of shell history.`,
 		},
 	}
 	f.register(cmd)
+	// A token that starts with "-" reads as an unknown flag, and the flag
+	// parser's error would print it: say what happened without the text.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if strings.HasPrefix(err.Error(), "unknown") {
+			return errors.New(`token set: an argument starting with "-" is no flag of token set (not repeated here: it may be a token); pass the token on stdin or after --`)
+		}
+		return fmt.Errorf("%w (see --help)", err)
+	})
 	return cmd
 }
 
