@@ -33,6 +33,7 @@ type approveFlags struct {
 	deny      []string
 	timeout   time.Duration
 	onTimeout string
+	chat      string
 }
 
 func newApproveCmd(io *streams) *cobra.Command {
@@ -72,6 +73,7 @@ call proceeds under the client's own rules. Always exits 0, never 2.`)
 	fl.StringArrayVar(&f.deny, "deny", nil, "deny tools whose name matches this regex without asking; wins over --allow (repeatable)")
 	fl.DurationVar(&f.timeout, "timeout", approvals.DefaultTimeout, "how long to wait for a decision")
 	fl.StringVar(&f.onTimeout, "on-timeout", "deny", "what an undecided call gets after --timeout: deny or allow")
+	fl.StringVar(&f.chat, "chat", "", "tag requests with this child chat (interceptor children sets INTERCEPTOR_CHAT)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runApprove(cmd, io, f)
 	}
@@ -234,6 +236,7 @@ func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks
 		Tool:    ev.ToolName,
 		Input:   input,
 		Origin:  fmt.Sprintf("approve hook pid %d", os.Getpid()),
+		Chat:    f.chat,
 	})
 	switch {
 	case err != nil:

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/mcpserver"
 	"github.com/spf13/cobra"
 )
 
 func newMCPCmd(io *streams) *cobra.Command {
 	f := &approvalsFlags{}
-	var role, onTimeout string
+	var role, onTimeout, chat string
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "mcp --role child|supervisor",
@@ -29,8 +30,9 @@ with exactly {"behavior":"allow","updatedInput":{…}} or
 only ask: nothing in this role decides a request.
 
 --role supervisor offers pending (optionally long-polling with wait_seconds),
-respond(id, allow, message?, updated_input?) and history, for a parent agent.
-Give it only to the supervisor.`,
+respond(id, allow, message?, updated_input?) and history, for a parent agent,
+and the child-session tools create, chat_async, poll, cancel and list
+(docs/children.md). Give it only to the supervisor.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q, err := f.queue()
@@ -40,7 +42,7 @@ Give it only to the supervisor.`,
 			srv := &mcpserver.Server{Name: "interceptor-approvals", Version: versionString()}
 			switch role {
 			case "child":
-				o := mcpserver.ChildOptions{Timeout: timeout}
+				o := mcpserver.ChildOptions{Timeout: timeout, Chat: chat}
 				switch onTimeout {
 				case "deny":
 				case "allow":
@@ -51,8 +53,9 @@ Give it only to the supervisor.`,
 				srv.Tools = mcpserver.ChildTools(q, o)
 				srv.Instructions = "permit is Claude Code's permission prompt; a supervisor decides each call."
 			case "supervisor":
-				srv.Tools = mcpserver.SupervisorTools(q, approvals.Decider("mcp supervisor"))
-				srv.Instructions = "Call pending (with wait_seconds to wait) and decide each request with respond."
+				srv.Tools = mcpserver.WithChildren(mcpserver.SupervisorTools(q, approvals.Decider("mcp supervisor")), children.New(q.StateDir), q)
+				srv.Instructions = "Call pending (with wait_seconds to wait) and decide each request with respond. " +
+					"Child agents: create, chat_async, then poll (wait_seconds) until complete, answering pending_approvals with respond."
 			default:
 				return fmt.Errorf("--role %q: want child or supervisor", role)
 			}
@@ -65,5 +68,6 @@ Give it only to the supervisor.`,
 	cmd.Flags().StringVar(&role, "role", "", "child (permit) or supervisor (pending, respond, history)")
 	cmd.Flags().DurationVar(&timeout, "timeout", approvals.DefaultTimeout, "child: how long permit waits for a decision")
 	cmd.Flags().StringVar(&onTimeout, "on-timeout", "deny", "child: what an undecided call gets after --timeout: deny or allow")
+	cmd.Flags().StringVar(&chat, "chat", "", "child: tag requests with this child chat (set by interceptor children)")
 	return cmd
 }

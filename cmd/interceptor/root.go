@@ -94,6 +94,7 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 		newApproveCmd(io),
 		newApprovalsCmd(io),
 		newMCPCmd(io),
+		newChildrenCmd(io),
 	)
 	return root
 }

@@ -30,6 +30,9 @@ type Call struct {
 	Tool    string // the tool name as the client sent it
 	Input   string // the tool arguments, raw JSON ("" or invalid: {})
 	Origin  string // what asks, e.g. "approve hook pid 123"
+	// Chat is the child chat that asks (interceptor children), "" none;
+	// ToolUseID the client's id of the call, when it sends one.
+	Chat, ToolUseID string
 }
 
 // Answer is the decision on a Call.
@@ -74,6 +77,7 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
 	req, err := s.Enqueue(Request{
 		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: c.Input,
 		Deadline: time.Now().Add(p.Timeout), Origin: c.Origin,
+		Chat: c.Chat, ToolUseID: c.ToolUseID,
 	})
 	if err != nil {
 		return Answer{}, err

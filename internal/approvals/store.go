@@ -87,6 +87,8 @@ type Request struct {
 	DecidedBy string
 	DecidedAt time.Time
 	Origin    string // what enqueued it (e.g. "approve hook pid 123"); informational
+	Chat      string // the child chat that asked (interceptor children), "" none
+	ToolUseID string // the client's id of the call, when it sends one
 }
 
 // Stale reports a pending request whose waiter has given up (its deadline
@@ -553,6 +555,12 @@ func encode(r Request) ([]byte, error) {
 	set("decided_by", r.DecidedBy)
 	tm("decided_at", r.DecidedAt)
 	set("origin", r.Origin)
+	if r.Chat != "" {
+		set("chat", r.Chat)
+	}
+	if r.ToolUseID != "" {
+		set("tool_use_id", r.ToolUseID)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encoding approval record: %w", err)
 	}
@@ -601,6 +609,8 @@ func decode(path string, data []byte) (Request, error) {
 		DecidedBy: j.Get("decided_by").Str,
 		DecidedAt: tm("decided_at"),
 		Origin:    j.Get("origin").Str,
+		Chat:      j.Get("chat").Str,
+		ToolUseID: j.Get("tool_use_id").Str,
 	}
 	switch r.Status {
 	case Pending, Allowed, Denied, Expired:

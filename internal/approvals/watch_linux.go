@@ -19,14 +19,16 @@ type watcher struct {
 	f *os.File // the inotify fd, in Go's poller (deadlines work)
 }
 
-func (s *Store) watch() (*watcher, error) {
+func (s *Store) watch() (*watcher, error) { return watchDir(s.Dir()) }
+
+func watchDir(dir string) (*watcher, error) {
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	if err != nil {
 		return &watcher{}, nil // no inotify (limits): fall back to polling
 	}
 	// Records appear and change only by rename (IN_MOVED_TO); removals
 	// matter to nobody waiting.
-	if _, err := syscall.InotifyAddWatch(fd, s.Dir(), syscall.IN_MOVED_TO|syscall.IN_CLOSE_WRITE|syscall.IN_CREATE); err != nil {
+	if _, err := syscall.InotifyAddWatch(fd, dir, syscall.IN_MOVED_TO|syscall.IN_CLOSE_WRITE|syscall.IN_CREATE); err != nil {
 		syscall.Close(fd)
 		if errors.Is(err, syscall.ENOENT) {
 			return nil, err

@@ -12,7 +12,9 @@ const defaultPoll = fallbackPoll
 
 type watcher struct{}
 
-func (s *Store) watch() (*watcher, error) { return &watcher{}, nil }
+func (s *Store) watch() (*watcher, error) { return watchDir(s.Dir()) }
+
+func watchDir(string) (*watcher, error) { return &watcher{}, nil }
 
 func (w *watcher) wait(ctx context.Context, poll time.Duration) error {
 	return sleep(ctx, min(poll, fallbackPoll))

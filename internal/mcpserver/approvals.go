@@ -19,6 +19,7 @@ type ChildOptions struct {
 	Timeout        time.Duration // how long permit waits for a decision
 	OnTimeoutAllow bool          // allow instead of deny when nobody decides
 	Session        string        // recorded as the requests' session
+	Chat           string        // recorded as the requests' child chat (interceptor children)
 }
 
 // ChildTools are the tools of `interceptor mcp --role child`: only permit,
@@ -66,7 +67,8 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 		origin += " tool_use_id " + id
 	}
 	a, err := q.Ask(ctx, approvals.Policy{Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow},
-		approvals.Call{Client: "claude-code", Session: session, Tool: name.Str, Input: raw, Origin: origin})
+		approvals.Call{Client: "claude-code", Session: session, Tool: name.Str, Input: raw, Origin: origin,
+			Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str})
 	if err != nil {
 		return deny("interceptor permit failed, so the call is denied: " + err.Error())
 	}

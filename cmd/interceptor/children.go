@@ -1,0 +1,377 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
+)
+
+// defaultChildApproveTimeout is how long a child's call waits for the
+// parent's decision: a parent polls between other work, so longer than a
+// person's default.
+const defaultChildApproveTimeout = 10 * time.Minute
+
+func (f *approvalsFlags) children() (*children.Store, *approvals.Store, error) {
+	q, err := f.queue()
+	if err != nil {
+		return nil, nil, err
+	}
+	return children.New(q.StateDir), q, nil
+}
+
+func newChildrenCmd(io *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "children",
+		Short: "Child agents run headless for a parent: create, chat, list, show, follow, cancel",
+		Long: `A child is an agent of any client (claude-code, codex, gemini, opencode) that
+interceptor runs headless, one chat at a time, each chat resuming the child's
+own session. A detached runner owns each chat and appends its events to
+<state dir>/children/<id>/chat-<n>/events.jsonl; the child's tool calls that
+need approval wait in the approval queue tagged with the chat. A parent agent
+uses the same through interceptor mcp --role supervisor (docs/children.md).`,
+	}
+	cmd.AddCommand(newChildrenCreateCmd(io), newChildrenChatCmd(io), newChildrenListCmd(io),
+		newChildrenShowCmd(io), newChildrenFollowCmd(io), newChildrenCancelCmd(io), newChildrenRunnerCmd(io))
+	return cmd
+}
+
+func newChildrenCreateCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	c := children.Child{}
+	var env []string
+	cmd := &cobra.Command{
+		Use:   "create NAME [--client claude-code|codex|gemini|opencode] [--dir DIR] [--model M] [--env K=V]...",
+		Short: "Create a child (no chat yet)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			cs, _, err := f.children()
+			if err != nil {
+				return err
+			}
+			c.Name, c.Env = args[0], map[string]string{}
+			for _, kv := range env {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("--env %q: want NAME=VALUE", kv)
+				}
+				c.Env[k] = v
+			}
+			got, err := cs.Create(c)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Out, "created child %s (id %s, %s, in %s)\n", got.Name, got.ID, got.Client, got.WorkingDir)
+			return nil
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&c.Client, "client", "claude-code", "the child's client: "+strings.Join(children.ClientNames(), ", "))
+	fl.StringVar(&c.WorkingDir, "dir", "", "the child's working dir (default: the current dir)")
+	fl.StringVar(&c.Model, "model", "", "the model (default: the client's)")
+	fl.StringVar(&c.MCPConfig, "mcp-config", "", "Claude Code: an MCP config file ({\"mcpServers\":…}) for the child")
+	fl.StringVar(&c.Approve, "approve", "", "regex of tool names that need approval (informational for hook clients: their installed approve hook decides)")
+	fl.StringArrayVar(&env, "env", nil, "NAME=VALUE added to the child's environment (repeatable)")
+	return cmd
+}
+
+func newChildrenChatCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "chat CHILD [PROMPT...] [--follow]",
+		Short: "Start a chat with a child (the prompt from the arguments, else stdin); prints its chat id",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cs, q, err := f.children()
+			if err != nil {
+				return err
+			}
+			prompt := strings.Join(args[1:], " ")
+			if prompt == "" {
+				b, err := io2string(io.In)
+				if err != nil {
+					return err
+				}
+				prompt = b
+			}
+			chat, err := cs.StartChat(args[0], prompt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(io.Out, chat.ID)
+			if follow {
+				return followChat(cmd.Context(), io, cs, q, chat.ID, 0, false)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&follow, "follow", false, "follow the chat's events until it ends")
+	return cmd
+}
+
+func io2string(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 16<<20))
+	return strings.TrimSpace(string(b)), err
+}
+
+func newChildrenListCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "List the children and the status of each one's latest chat",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			cs, q, err := f.children()
+			if err != nil {
+				return err
+			}
+			all, err := cs.List()
+			if err != nil {
+				return err
+			}
+			for _, c := range all {
+				s := cs.Summary(q, c)
+				if asJSON {
+					fmt.Fprintln(io.Out, s)
+					continue
+				}
+				j := gjson.Parse(s)
+				latest := "no chat yet"
+				if j.Get("latest_chat").Exists() {
+					latest = j.Get("latest_chat.session_id").Str + " " + j.Get("latest_chat.status").Str
+				}
+				fmt.Fprintf(io.Out, "%s  %-20s %-12s %s  (%s)\n", c.ID, children.Visible(c.Name), c.Client, latest, children.Visible(c.WorkingDir))
+			}
+			if len(all) == 0 && !asJSON {
+				fmt.Fprintln(io.Out, "no children")
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per child")
+	return cmd
+}
+
+// chatFor reads CHILD or CHAT: a chat id, or a child's latest chat.
+func chatFor(cs *children.Store, arg string) (string, error) {
+	if _, _, err := children.ParseChatID(arg); err == nil {
+		return arg, nil
+	}
+	c, err := cs.Get(arg)
+	if err != nil {
+		return "", err
+	}
+	if c.Chats == 0 {
+		return "", fmt.Errorf("child %s has no chat yet", c.Name)
+	}
+	return children.ChatID(c.ID, c.Chats), nil
+}
+
+func newChildrenShowCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	cmd := &cobra.Command{
+		Use:   "show CHILD|CHAT",
+		Short: "Show a child, and its latest chat (or the chat named) as poll returns it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cs, q, err := f.children()
+			if err != nil {
+				return err
+			}
+			id, err := chatFor(cs, args[0])
+			if err != nil {
+				c, gerr := cs.Get(args[0])
+				if gerr != nil {
+					return err
+				}
+				fmt.Fprintln(io.Out, cs.Summary(q, c))
+				return nil
+			}
+			chat, err := cs.Chat(id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(io.Out, cs.Summary(q, chat.Child))
+			out, err := cs.Poll(cmd.Context(), q, children.PollRequest{ChatID: id})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(io.Out, out)
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newChildrenFollowCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	var from int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "follow CHILD|CHAT [--from N] [--json]",
+		Short: "Print a chat's events as they come (like tail -f) until it ends",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cs, q, err := f.children()
+			if err != nil {
+				return err
+			}
+			id, err := chatFor(cs, args[0])
+			if err != nil {
+				return err
+			}
+			return followChat(cmd.Context(), io, cs, q, id, from, asJSON)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().IntVar(&from, "from", 0, "start at this event seq")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print each event as its JSON line (raw client event included)")
+	return cmd
+}
+
+// followChat prints events until the chat ends (or Ctrl-C).
+func followChat(ctx context.Context, io *streams, cs *children.Store, q *approvals.Store, id string, from int, asJSON bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	shown := map[string]bool{}
+	for ctx.Err() == nil {
+		out, err := cs.Poll(ctx, q, children.PollRequest{ChatID: id, FromSeq: from, Wait: 30 * time.Second})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		j := gjson.Parse(out)
+		for _, e := range j.Get("events").Array() {
+			if asJSON {
+				fmt.Fprintln(io.Out, e.Raw)
+			} else {
+				fmt.Fprintln(io.Out, describeEvent(e))
+			}
+		}
+		for _, a := range j.Get("pending_approvals").Array() {
+			if !shown[a.Get("id").Str] {
+				shown[a.Get("id").Str] = true
+				fmt.Fprintf(io.Out, "   awaiting approval %s: %s %s (interceptor approvals allow|deny %s)\n",
+					a.Get("id").Str, a.Get("tool_name").Str, a.Get("input").Raw, a.Get("id").Str)
+			}
+		}
+		from = int(j.Get("read_position").Int())
+		if st := j.Get("status").Str; (st == "complete" || st == "failed") && !j.Get("has_more").Bool() {
+			return nil
+		}
+		if j.Get("events.#").Int() == 0 && len(j.Get("pending_approvals").Array()) > 0 {
+			// Nothing new but a request waits: don't spin, wait for a change.
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// describeEvent is one line for a person (already masked and visible).
+func describeEvent(e gjson.Result) string {
+	ev := e.Get("event")
+	clip := func(s string) string {
+		s = strings.ReplaceAll(s, "\n", `\n`)
+		if len(s) > 200 {
+			s = s[:200] + "…"
+		}
+		return s
+	}
+	head := fmt.Sprintf("#%d %s", e.Get("seq").Int(), ev.Get("type").Str)
+	switch ev.Get("type").Str {
+	case "start":
+		return fmt.Sprintf("%s %s session %s: %s", head, ev.Get("client").Str, ev.Get("session").Str, clip(ev.Get("prompt").Str))
+	case "content":
+		return head + ": " + clip(ev.Get("text").Str)
+	case "tool_use":
+		return fmt.Sprintf("%s %s %s %s", head, ev.Get("id").Str, ev.Get("name").Str, clip(ev.Get("input").Raw))
+	case "tool_result":
+		mark := ""
+		if ev.Get("is_error").Bool() {
+			mark = " (error)"
+		}
+		return fmt.Sprintf("%s %s%s: %s", head, ev.Get("tool_use_id").Str, mark, clip(ev.Get("content").Str))
+	case "complete":
+		return fmt.Sprintf("%s %s: %s", head, ev.Get("status").Str, clip(ev.Get("result").Str+ev.Get("error").Str))
+	}
+	return head
+}
+
+func newChildrenCancelCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	cmd := &cobra.Command{
+		Use:   "cancel CHILD|CHAT",
+		Short: "Cancel a running chat: its client's whole process group ends",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			cs, _, err := f.children()
+			if err != nil {
+				return err
+			}
+			id, err := chatFor(cs, args[0])
+			if err != nil {
+				return err
+			}
+			st, err := cs.Cancel(id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Out, "chat %s: %s\n", id, st)
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newChildrenRunnerCmd(io *streams) *cobra.Command {
+	f := &approvalsFlags{}
+	var chat string
+	var approveTimeout time.Duration
+	cmd := &cobra.Command{
+		Use:    "runner --chat ID",
+		Short:  "Run one chat to its end (started detached by chat_async and children chat)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			cs, _, err := f.children()
+			if err != nil {
+				return err
+			}
+			if chat == "" {
+				return errors.New("--chat is required")
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return cs.Run(ctx, chat, approveTimeout)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&chat, "chat", "", "the chat to run")
+	cmd.Flags().DurationVar(&approveTimeout, "approve-timeout", defaultChildApproveTimeout, "how long a child's call waits for a decision (Claude Code's permission prompt)")
+	return cmd
+}

@@ -1,0 +1,350 @@
+package children
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Status is where a chat is.
+type Status string
+
+const (
+	Running            Status = "running"
+	AwaitingPermission Status = "awaiting_permission"
+	Complete           Status = "complete"
+	Failed             Status = "failed"
+)
+
+const (
+	eventsFile = "events.jsonl"
+	promptFile = "prompt.json"
+	runnerFile = "runner.json"
+	runnerLock = "runner.lock"
+	runnerLog  = "runner.log"
+	maxEvents  = 256 << 20
+	// startGrace is how long a chat may wait for its runner to take its
+	// lock before it counts as failed to start.
+	startGrace = 30 * time.Second
+)
+
+// Chat is one chat of a child: one prompt, one run of the client.
+type Chat struct {
+	s     *Store
+	Child Child
+	N     int
+	ID    string
+
+	// Appends count the log's lines under the lock; a writer that alone
+	// appended since remembers where it stopped.
+	lastSize int64
+	lastSeq  int
+}
+
+// Event is one line of a chat's log.
+type Event struct {
+	Seq   int
+	Time  time.Time
+	Event string // the normalized event, a JSON object with "type"
+}
+
+// JSON renders the event as {"seq":…,"time":…,"event":{…}}.
+func (e Event) JSON() string {
+	out := `{}`
+	out, _ = sjson.Set(out, "seq", e.Seq)
+	out, _ = sjson.Set(out, "time", e.Time.UTC().Format(timeFmt))
+	out, _ = sjson.SetRaw(out, "event", e.Event)
+	return out
+}
+
+// Chat opens chat id ("<child id>-<n>").
+func (s *Store) Chat(id string) (*Chat, error) {
+	child, n, err := ParseChatID(id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.Get(child)
+	if err != nil {
+		return nil, err
+	}
+	if n > c.Chats {
+		return nil, fmt.Errorf("%w: chat %s (child %s has %d chats)", ErrUnknown, id, c.Name, c.Chats)
+	}
+	return &Chat{s: s, Child: c, N: n, ID: id}, nil
+}
+
+// Dir is the chat's directory.
+func (c *Chat) Dir() string {
+	return filepath.Join(c.s.childDir(c.Child.ID), "chat-"+strconv.Itoa(c.N))
+}
+
+func (c *Chat) path(name string) string { return filepath.Join(c.Dir(), name) }
+
+// Prompt is what the chat runs.
+type Prompt struct {
+	Text    string
+	Created time.Time
+}
+
+// Prompt reads the chat's prompt.
+func (c *Chat) Prompt() (Prompt, error) {
+	data, err := privfs.ReadFile(c.path(promptFile), "chat prompt", maxFile)
+	if err != nil {
+		return Prompt{}, err
+	}
+	j := gjson.ParseBytes(data)
+	t, _ := time.Parse(timeFmt, j.Get("created").Str)
+	return Prompt{Text: j.Get("prompt").Str, Created: t}, nil
+}
+
+// RunnerInfo is what a runner records about itself and the client it runs.
+type RunnerInfo struct {
+	RunnerPID  int
+	ClientPGID int // the client's process group (its pid); 0 until started
+	Started    time.Time
+}
+
+func (c *Chat) writeRunner(r RunnerInfo) error {
+	out := `{}`
+	out, _ = sjson.Set(out, "runner_pid", r.RunnerPID)
+	out, _ = sjson.Set(out, "client_pgid", r.ClientPGID)
+	out, _ = sjson.Set(out, "started", r.Started.UTC().Format(timeFmt))
+	return writeFile(c.path(runnerFile), []byte(out+"\n"))
+}
+
+// Runner reads what the runner recorded; fs.ErrNotExist before it started.
+func (c *Chat) Runner() (RunnerInfo, error) {
+	data, err := privfs.ReadFile(c.path(runnerFile), "chat runner record", maxFile)
+	if err != nil {
+		return RunnerInfo{}, err
+	}
+	j := gjson.ParseBytes(data)
+	t, _ := time.Parse(timeFmt, j.Get("started").Str)
+	return RunnerInfo{RunnerPID: int(j.Get("runner_pid").Int()), ClientPGID: int(j.Get("client_pgid").Int()), Started: t}, nil
+}
+
+// runnerAlive reports whether a runner holds the chat's runner lock.
+func (c *Chat) runnerAlive() bool {
+	path := c.path(runnerLock)
+	if _, err := os.Lstat(path); err != nil {
+		return false
+	}
+	lk := flock.New(path, flock.SetFlag(os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := lk.TryRLock()
+	if err != nil {
+		return false
+	}
+	if ok {
+		lk.Unlock()
+		return false
+	}
+	return true
+}
+
+// Append adds normalized events to the log under the chat's lock and
+// returns the first seq given.
+func (c *Chat) Append(events ...string) (int, error) {
+	first := -1
+	err := c.s.locked(c.path(lockName), func() error {
+		seq, err := c.nextSeq()
+		if err != nil {
+			return err
+		}
+		first = seq
+		return c.appendLocked(seq, events...)
+	})
+	return first, err
+}
+
+// nextSeq is the number of events in the log (call under the lock).
+func (c *Chat) nextSeq() (int, error) {
+	st, err := os.Lstat(c.path(eventsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if c.lastSize > 0 && st.Size() == c.lastSize {
+		return c.lastSeq, nil
+	}
+	evs, err := c.Events(0, 0)
+	if err != nil {
+		return 0, err
+	}
+	return len(evs), nil
+}
+
+// Events reads the log from seq from; limit 0 reads to the end.
+func (c *Chat) Events(from, limit int) ([]Event, error) {
+	data, err := privfs.ReadFile(c.path(eventsFile), "chat event log", maxEvents)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Event{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []Event{}
+	for n := 0; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // a line being written
+		}
+		line := data[:i]
+		data = data[i+1:]
+		if n < from {
+			continue
+		}
+		if limit > 0 && len(out) >= limit {
+			continue // keep counting: nothing else to do here
+		}
+		if !gjson.ValidBytes(line) {
+			return nil, fmt.Errorf("chat %s: event log line %d is not valid JSON", c.ID, n+1)
+		}
+		j := gjson.ParseBytes(line)
+		t, _ := time.Parse(timeFmt, j.Get("time").Str)
+		out = append(out, Event{Seq: int(j.Get("seq").Int()), Time: t, Event: j.Get("event").Raw})
+	}
+	return out, nil
+}
+
+// Total counts the events in the log.
+func (c *Chat) Total() (int, error) {
+	data, err := privfs.ReadFile(c.path(eventsFile), "chat event log", maxEvents)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(data, []byte{'\n'}), nil
+}
+
+// terminal returns the status of a log whose last event is "complete".
+func terminal(evs []Event) (Status, bool) {
+	if len(evs) == 0 {
+		return "", false
+	}
+	last := gjson.Parse(evs[len(evs)-1].Event)
+	if last.Get("type").Str != "complete" {
+		return "", false
+	}
+	if last.Get("status").Str == string(Complete) {
+		return Complete, true
+	}
+	return Failed, true
+}
+
+// lastEvent reads the last event of the log, if any.
+func (c *Chat) lastEvent() ([]Event, error) {
+	evs, err := c.Events(0, 0)
+	if err != nil || len(evs) == 0 {
+		return evs, err
+	}
+	return evs[len(evs)-1:], nil
+}
+
+// State is the chat's status without approvals: complete or failed once the
+// log ends, else running. A chat whose runner is gone without finishing is
+// marked failed here, once, with a complete event saying so.
+func (c *Chat) State() (Status, error) {
+	last, err := c.lastEvent()
+	if err != nil {
+		return "", err
+	}
+	if st, ok := terminal(last); ok {
+		return st, nil
+	}
+	if c.runnerAlive() {
+		return Running, nil
+	}
+	ri, rerr := c.Runner()
+	if errors.Is(rerr, fs.ErrNotExist) {
+		p, perr := c.Prompt()
+		if perr == nil && time.Since(p.Created) < startGrace {
+			return Running, nil // its runner is starting
+		}
+	}
+	why := "the runner process died without finishing the chat"
+	if rerr == nil {
+		why = fmt.Sprintf("the runner process (pid %d) died without finishing the chat", ri.RunnerPID)
+	} else if errors.Is(rerr, fs.ErrNotExist) {
+		why = "the runner process never started"
+	}
+	return c.finish(Failed, why, "")
+}
+
+// finish appends the closing complete event unless the log has one, and
+// returns the chat's final status.
+func (c *Chat) finish(st Status, errText, result string) (Status, error) {
+	var out Status
+	err := c.s.locked(c.path(lockName), func() error {
+		last, err := c.lastEvent()
+		if err != nil {
+			return err
+		}
+		if got, ok := terminal(last); ok {
+			out = got
+			return nil
+		}
+		seq, err := c.nextSeq()
+		if err != nil {
+			return err
+		}
+		out = st
+		return c.appendLocked(seq, completeEvent(st, result, errText))
+	})
+	return out, err
+}
+
+// appendLocked writes events from seq on (the caller holds the lock). Each
+// append opens, writes and closes the file, which wakes the readers'
+// watches (IN_CLOSE_WRITE).
+func (c *Chat) appendLocked(seq int, events ...string) error {
+	var buf bytes.Buffer
+	now := time.Now()
+	for _, ev := range events {
+		buf.WriteString(Event{Seq: seq, Time: now, Event: ev}.JSON())
+		buf.WriteByte('\n')
+		seq++
+	}
+	f, err := os.OpenFile(c.path(eventsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("chat %s: opening the event log: %w", c.ID, err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("chat %s: writing the event log: %w", c.ID, err)
+	}
+	st, serr := f.Stat()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	c.lastSize = 0
+	if serr == nil {
+		c.lastSize, c.lastSeq = st.Size(), seq
+	}
+	return nil
+}
+
+func completeEvent(st Status, result, errText string) string {
+	ev := `{"type":"complete"}`
+	ev, _ = sjson.Set(ev, "status", string(st))
+	if result != "" {
+		ev, _ = sjson.Set(ev, "result", result)
+	}
+	if errText != "" {
+		ev, _ = sjson.Set(ev, "error", errText)
+	}
+	return ev
+}

@@ -1,0 +1,366 @@
+package children
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// ChatEnv names the environment variable every child client gets: its chat
+// id. The approve hook reads it as --chat (every flag reads
+// INTERCEPTOR_<FLAG>), so a hook installed once in the client's config tags
+// each request with the chat that made it.
+const ChatEnv = "INTERCEPTOR_CHAT"
+
+// maxLine bounds one line of a client's output.
+const maxLine = 32 << 20
+
+// killGrace is how long a cancelled client gets between SIGTERM and SIGKILL.
+const killGrace = 3 * time.Second
+
+// StartChat starts a new chat of a child with prompt: it records the chat,
+// then starts a detached runner (`<bin> children runner --chat ID`) that
+// owns it, and returns once the runner holds the chat. The previous chat
+// must be finished.
+func (s *Store) StartChat(idOrName, prompt string) (*Chat, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return nil, errors.New("prompt is empty")
+	}
+	bin, err := s.bin()
+	if err != nil {
+		return nil, fmt.Errorf("finding the interceptor binary for the runner: %w", err)
+	}
+	child, err := s.Get(idOrName)
+	if err != nil {
+		return nil, err
+	}
+	if child.Chats > 0 {
+		prev := &Chat{s: s, Child: child, N: child.Chats, ID: ChatID(child.ID, child.Chats)}
+		st, err := prev.State()
+		if err != nil {
+			return nil, err
+		}
+		if st == Running {
+			return nil, fmt.Errorf("child %s: chat %s is still running; poll it until it completes, or cancel it", child.Name, prev.ID)
+		}
+	}
+	var chat *Chat
+	child, err = s.update(child.ID, func(c *Child) error {
+		c.Chats++
+		chat = &Chat{s: s, Child: *c, N: c.Chats, ID: ChatID(c.ID, c.Chats)}
+		if err := os.Mkdir(chat.Dir(), 0o700); err != nil {
+			return err
+		}
+		p := `{}`
+		p, _ = sjson.Set(p, "prompt", prompt)
+		p, _ = sjson.Set(p, "created", time.Now().UTC().Format(timeFmt))
+		return writeFile(chat.path(promptFile), []byte(p+"\n"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	chat.Child = child
+	logf, err := os.OpenFile(chat.path(runnerLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(bin, "children", "runner", "--state-dir", s.StateDir, "--chat", chat.ID)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = child.WorkingDir
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		chat.finish(Failed, "starting the runner: "+err.Error(), "")
+		return nil, fmt.Errorf("starting the runner: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }() // reap it if it ends while we live
+	deadline := time.After(10 * time.Second)
+	for {
+		if _, err := chat.Runner(); err == nil {
+			return chat, nil
+		}
+		select {
+		case <-exited:
+			if _, err := chat.Runner(); err == nil {
+				return chat, nil
+			}
+			chat.State() // marks it failed
+			return nil, fmt.Errorf("the runner of chat %s exited at once; see %s", chat.ID, chat.path(runnerLog))
+		case <-deadline:
+			return nil, fmt.Errorf("the runner of chat %s did not start within 10s; see %s", chat.ID, chat.path(runnerLog))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Run is the runner: it runs the chat's client to its end and records every
+// event. It holds the chat's runner lock while it lives (readers tell a
+// dead runner by the lock), and on ctx's end (SIGTERM: cancel) ends the
+// client's process group.
+func (s *Store) Run(ctx context.Context, chatID string, approveTimeout time.Duration) error {
+	chat, err := s.Chat(chatID)
+	if err != nil {
+		return err
+	}
+	lk := flock.New(chat.path(runnerLock), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := lk.TryLock()
+	if err != nil {
+		return fmt.Errorf("chat %s: runner lock: %w", chatID, err)
+	}
+	if !ok {
+		return fmt.Errorf("chat %s: another runner owns it", chatID)
+	}
+	defer lk.Unlock()
+	info := RunnerInfo{RunnerPID: os.Getpid(), Started: time.Now()}
+	if err := chat.writeRunner(info); err != nil {
+		return err
+	}
+	if last, err := chat.lastEvent(); err == nil {
+		if _, done := terminal(last); done {
+			return fmt.Errorf("chat %s is finished already", chatID)
+		}
+	}
+	st, result, errText := s.runClient(ctx, chat, &info, approveTimeout)
+	if _, err := chat.finish(st, errText, result); err != nil {
+		return err
+	}
+	return nil
+}
+
+// runClient starts the client and records its events; it returns the
+// chat's final status.
+func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, approveTimeout time.Duration) (Status, string, string) {
+	client, err := LookupClient(chat.Child.Client)
+	if err != nil {
+		return Failed, "", err.Error()
+	}
+	p, err := chat.Prompt()
+	if err != nil {
+		return Failed, "", "reading the prompt: " + err.Error()
+	}
+	bin, err := s.bin()
+	if err != nil {
+		return Failed, "", err.Error()
+	}
+	spec := RunSpec{Child: chat.Child, ChatID: chat.ID, ChatDir: chat.Dir(), Prompt: p.Text, Bin: bin,
+		StateDir: s.StateDir, ApproveTimeout: approveTimeout}
+	c, err := client.Command(spec)
+	if err != nil {
+		return Failed, "", fmt.Sprintf("%s: %v", client.Name(), err)
+	}
+	for name, content := range c.Files {
+		if err := writeFile(chat.path(name), []byte(content)); err != nil {
+			return Failed, "", err.Error()
+		}
+	}
+	env := append(os.Environ(), c.Env...)
+	env = append(env, ChatEnv+"="+chat.ID, "INTERCEPTOR_STATE_DIR="+s.StateDir)
+	exe, err := lookPath(c.Argv[0], env)
+	if err != nil {
+		return Failed, "", fmt.Sprintf("%s: %v", client.Name(), err)
+	}
+	cmd := exec.CommandContext(ctx, exe, c.Argv[1:]...)
+	cmd.Env, cmd.Dir = env, chat.Child.WorkingDir
+	if c.Stdin != "" {
+		cmd.Stdin = strings.NewReader(c.Stdin)
+	}
+	cmd.Stderr = os.Stderr // the runner's log
+	ownGroup(cmd, killGrace)
+	cmd.WaitDelay = killGrace + 2*time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return Failed, "", err.Error()
+	}
+	if err := cmd.Start(); err != nil {
+		return Failed, "", fmt.Sprintf("starting %s: %v", exe, err)
+	}
+	info.ClientPGID = cmd.Process.Pid
+	chat.writeRunner(*info)
+
+	norm := client.NewNormalizer()
+	var final string // the client's own complete event, held until it exits
+	started := false
+	sessionSaved := chat.Child.Session != ""
+	readErr := readLines(stdout, func(line []byte) error {
+		var evs []string
+		for _, ev := range norm.Line(line) {
+			if gjson.Get(ev, "type").Str == "complete" {
+				final = ev
+				continue
+			}
+			evs = append(evs, ev)
+		}
+		if len(evs) == 0 {
+			return nil
+		}
+		if !started {
+			evs = startFirst(evs, chat, client.Name(), p.Text)
+			started = true
+		}
+		if sid := norm.Session(); !sessionSaved && sid != "" {
+			if _, err := s.update(chat.Child.ID, func(c *Child) error {
+				if c.Session == "" {
+					c.Session = sid
+				}
+				return nil
+			}); err == nil {
+				sessionSaved = true
+			}
+		}
+		_, err := chat.Append(evs...)
+		return err
+	})
+	waitErr := cmd.Wait()
+	killGroup(info.ClientPGID, hardKill) // leftovers: MCP servers, hooks
+	if !started {
+		chat.Append(startFirst(nil, chat, client.Name(), p.Text)...)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return Failed, "", "cancelled: the chat's process group was ended"
+	case readErr != nil:
+		return Failed, "", "reading the client's output: " + readErr.Error()
+	case final != "":
+		j := gjson.Parse(final)
+		st := Status(j.Get("status").Str)
+		if waitErr != nil && st == Complete {
+			return Failed, j.Get("result").Str, fmt.Sprintf("%s exited with %v after reporting success", client.Name(), waitErr)
+		}
+		return st, j.Get("result").Str, j.Get("error").Str
+	case waitErr != nil:
+		return Failed, "", fmt.Sprintf("%s exited with %v%s", client.Name(), waitErr, stderrTail(chat))
+	}
+	return Failed, "", client.Name() + " exited without a final result" + stderrTail(chat)
+}
+
+// startFirst makes sure a chat's log opens with a start event carrying the
+// chat id, the client and the prompt.
+func startFirst(evs []string, chat *Chat, client, prompt string) []string {
+	if len(evs) == 0 || gjson.Get(evs[0], "type").Str != "start" {
+		evs = append([]string{`{"type":"start"}`}, evs...)
+	}
+	evs[0], _ = sjson.Set(evs[0], "chat", chat.ID)
+	evs[0], _ = sjson.Set(evs[0], "client", client)
+	evs[0], _ = sjson.Set(evs[0], "prompt", prompt)
+	return evs
+}
+
+// readLines calls fn with every line of r (without its newline).
+func readLines(r io.Reader, fn func([]byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) <= maxLine {
+			buf = append(buf, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if line := bytes.TrimSpace(buf); len(line) > 0 {
+			if ferr := fn(line); ferr != nil {
+				io.Copy(io.Discard, br)
+				return ferr
+			}
+		}
+		buf = buf[:0]
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, fs.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// lookPath finds name on the PATH of env (the child's), else as given.
+func lookPath(name string, env []string) (string, error) {
+	if strings.ContainsRune(name, filepath.Separator) {
+		return name, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v // the last one wins, as in exec
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found on the PATH", name)
+}
+
+// stderrTail is the end of the runner's log, for a failure's message.
+func stderrTail(chat *Chat) string {
+	f, err := os.Open(chat.path(runnerLog))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	off := max(st.Size()-1024, 0)
+	b := make([]byte, st.Size()-off)
+	f.ReadAt(b, off)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	t := strings.TrimSpace(strings.Join(lines, " | "))
+	if t == "" {
+		return ""
+	}
+	return ": " + t
+}
+
+// Cancel ends a chat: the runner is asked to stop (it ends the client's
+// process group and records the end); a runner that does not, and the
+// group, are killed; the chat is marked failed (cancelled).
+func (s *Store) Cancel(chatID string) (Status, error) {
+	chat, err := s.Chat(chatID)
+	if err != nil {
+		return "", err
+	}
+	info, ierr := chat.Runner()
+	if ierr == nil && chat.runnerAlive() {
+		terminate(info.RunnerPID, false)
+		deadline := time.Now().Add(killGrace + 5*time.Second)
+		for chat.runnerAlive() && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if chat.runnerAlive() {
+			terminate(info.RunnerPID, true)
+		}
+		if info2, err := chat.Runner(); err == nil {
+			info = info2
+		}
+	}
+	if ierr == nil && info.ClientPGID > 0 && groupAlive(info.ClientPGID) {
+		killGroup(info.ClientPGID, hardKill)
+		// Killed processes linger until reaped (by their parent, or init
+		// for orphans): wait a little so "cancelled" means gone.
+		for deadline := time.Now().Add(killGrace); groupAlive(info.ClientPGID) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return chat.finish(Failed, "cancelled", "")
+}

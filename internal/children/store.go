@@ -1,0 +1,422 @@
+// Package children runs child agents of any client (Claude Code, Codex CLI,
+// Gemini CLI, OpenCode) headless for a parent: a person at the CLI or a
+// parent agent through `interceptor mcp --role supervisor`.
+//
+// Layout under <state dir>/children/ (dirs 0700, files 0600, never symlinks):
+//
+//	.lock                   serializes creating children (unique names)
+//	<child id>/child.json   the child: client, working dir, model, env, the
+//	                        client's own session id (for resume), chat count
+//	<child id>/.lock        serializes changes of child.json
+//	<child id>/chat-<n>/    one chat (n from 1): prompt.json (what to run),
+//	                        events.jsonl (the event log), runner.json (pids),
+//	                        runner.lock (held by the runner while it lives),
+//	                        runner.log (the runner's and the client's stderr)
+//
+// A chat is owned by a detached runner process (`interceptor children
+// runner`), never by the process that started it: a supervisor can exit and
+// come back, and every event is still in the log. Readers take no lock and
+// wake on the chat dir's changes.
+package children
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+const (
+	subDir    = "children"
+	lockName  = ".lock"
+	childFile = "child.json"
+	maxFile   = 16 << 20
+	timeFmt   = time.RFC3339Nano
+)
+
+// ErrUnknown means no child or chat has that name or id.
+var ErrUnknown = errors.New("no such child")
+
+// Child is one child agent: what it runs and the client's own session that
+// every chat resumes.
+type Child struct {
+	ID         string
+	Name       string
+	Client     string // claude-code, codex, gemini, opencode
+	WorkingDir string
+	Model      string            // "" the client's default
+	MCPConfig  string            // raw JSON object or a file path; "" none
+	Approve    string            // regex of tool names that need approval; "" every tool the client asks about
+	Env        map[string]string // added to the client's environment
+	Session    string            // the client's session id, once known
+	Chats      int               // chats started so far
+	Created    time.Time
+}
+
+// Store holds the children under a state dir.
+type Store struct {
+	StateDir string
+	// Bin is the interceptor binary runners and approval routes run
+	// (default: this executable).
+	Bin         string
+	LockTimeout time.Duration
+}
+
+// New returns a store under stateDir.
+func New(stateDir string) *Store {
+	return &Store{StateDir: stateDir, LockTimeout: 5 * time.Second}
+}
+
+// Dir is <state dir>/children.
+func (s *Store) Dir() string { return filepath.Join(s.StateDir, subDir) }
+
+func (s *Store) childDir(id string) string { return filepath.Join(s.Dir(), id) }
+
+func (s *Store) bin() (string, error) {
+	if s.Bin != "" {
+		return s.Bin, nil
+	}
+	return os.Executable()
+}
+
+// ensure creates (0700) and checks the state dir and the children dir.
+func (s *Store) ensure() error {
+	if err := os.MkdirAll(s.StateDir, 0o700); err != nil {
+		return fmt.Errorf("creating state dir: %w", err)
+	}
+	if err := os.Mkdir(s.Dir(), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("creating %s: %w", s.Dir(), err)
+	}
+	for _, d := range []string{s.StateDir, s.Dir()} {
+		if err := privfs.CheckDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// validID accepts only ids this package makes (hex), so an id never names
+// another path.
+func validID(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidName reports whether name can name a child: 1 to 64 of letters,
+// digits, '.', '_' and '-', not starting with '.' or '-'.
+func ValidName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("child name %q: want 1 to 64 characters", name)
+	}
+	for i, c := range name {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' ||
+			(i > 0 && (c == '.' || c == '-'))
+		if !ok {
+			return fmt.Errorf("child name %q: only letters, digits, '_', and (not first) '.' and '-'", name)
+		}
+	}
+	return nil
+}
+
+// locked runs fn holding the lock file path.
+func (s *Store) locked(path string, fn func() error) error {
+	if err := privfs.CheckLockFile(path); err != nil {
+		return err
+	}
+	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), s.LockTimeout)
+	defer cancel()
+	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("lock %s held by another process for over %s", path, s.LockTimeout)
+		}
+		return err
+	}
+	defer lk.Unlock()
+	return fn()
+}
+
+// Create stores a new child. Its name must be unused.
+func (s *Store) Create(c Child) (Child, error) {
+	if err := ValidName(c.Name); err != nil {
+		return Child{}, err
+	}
+	if _, err := LookupClient(c.Client); err != nil {
+		return Child{}, err
+	}
+	if c.WorkingDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return Child{}, err
+		}
+		c.WorkingDir = wd
+	}
+	abs, err := filepath.Abs(c.WorkingDir)
+	if err != nil {
+		return Child{}, fmt.Errorf("working_dir %q: %v", c.WorkingDir, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return Child{}, fmt.Errorf("working_dir %q: not a directory", c.WorkingDir)
+	}
+	c.WorkingDir = abs
+	if c.MCPConfig != "" {
+		if err := checkMCPConfig(c.MCPConfig); err != nil {
+			return Child{}, err
+		}
+	}
+	if err := s.ensure(); err != nil {
+		return Child{}, err
+	}
+	c.ID, c.Created, c.Chats, c.Session = newID(), time.Now().UTC(), 0, ""
+	if c.Client == "claude-code" || c.Client == "gemini" {
+		c.Session = newUUID() // these take the session id we choose (--session-id)
+	}
+	err = s.locked(filepath.Join(s.Dir(), lockName), func() error {
+		all, err := s.List()
+		if err != nil {
+			return err
+		}
+		for _, o := range all {
+			if o.Name == c.Name {
+				return fmt.Errorf("a child named %q exists already (id %s)", c.Name, o.ID)
+			}
+		}
+		if err := os.Mkdir(s.childDir(c.ID), 0o700); err != nil {
+			return err
+		}
+		return writeFile(filepath.Join(s.childDir(c.ID), childFile), encodeChild(c))
+	})
+	if err != nil {
+		return Child{}, err
+	}
+	return c, nil
+}
+
+// checkMCPConfig accepts a JSON object with mcpServers, or a readable file
+// holding one.
+func checkMCPConfig(v string) error {
+	raw := v
+	if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+		b, err := os.ReadFile(v)
+		if err != nil {
+			return fmt.Errorf("mcp_config %s: %v", v, err)
+		}
+		raw = string(b)
+	}
+	if !gjson.Valid(raw) || !gjson.Get(raw, "mcpServers").IsObject() {
+		return fmt.Errorf("mcp_config: want a JSON object with mcpServers (or a file holding one)")
+	}
+	return nil
+}
+
+// newUUID is a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// Get finds a child by id or name.
+func (s *Store) Get(idOrName string) (Child, error) {
+	if validID(idOrName) {
+		c, err := readChild(filepath.Join(s.childDir(idOrName), childFile))
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return Child{}, err
+		}
+	}
+	all, err := s.List()
+	if err != nil {
+		return Child{}, err
+	}
+	for _, c := range all {
+		if c.Name == idOrName {
+			return c, nil
+		}
+	}
+	return Child{}, fmt.Errorf("%w: %q", ErrUnknown, idOrName)
+}
+
+// List returns every child, oldest first.
+func (s *Store) List() ([]Child, error) {
+	entries, err := os.ReadDir(s.Dir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Child{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []Child{}
+	for _, e := range entries {
+		if !e.IsDir() || !validID(e.Name()) {
+			continue
+		}
+		c, err := readChild(filepath.Join(s.Dir(), e.Name(), childFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // being created
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out, nil
+}
+
+// update changes a child under its lock.
+func (s *Store) update(id string, fn func(*Child) error) (Child, error) {
+	var out Child
+	path := filepath.Join(s.childDir(id), childFile)
+	err := s.locked(filepath.Join(s.childDir(id), lockName), func() error {
+		c, err := readChild(path)
+		if err != nil {
+			return err
+		}
+		if err := fn(&c); err != nil {
+			return err
+		}
+		out = c
+		return writeFile(path, encodeChild(c))
+	})
+	return out, err
+}
+
+func encodeChild(c Child) []byte {
+	out := `{}`
+	out, _ = sjson.Set(out, "id", c.ID)
+	out, _ = sjson.Set(out, "name", c.Name)
+	out, _ = sjson.Set(out, "client", c.Client)
+	out, _ = sjson.Set(out, "working_dir", c.WorkingDir)
+	out, _ = sjson.Set(out, "model", c.Model)
+	out, _ = sjson.Set(out, "mcp_config", c.MCPConfig)
+	out, _ = sjson.Set(out, "approve", c.Approve)
+	env := `{}`
+	for k, v := range c.Env {
+		env, _ = sjson.Set(env, escapeKey(k), v)
+	}
+	out, _ = sjson.SetRaw(out, "env", env)
+	out, _ = sjson.Set(out, "session", c.Session)
+	out, _ = sjson.Set(out, "chats", c.Chats)
+	out, _ = sjson.Set(out, "created", c.Created.UTC().Format(timeFmt))
+	return []byte(out + "\n")
+}
+
+// escapeKey makes k a literal sjson path element.
+func escapeKey(k string) string {
+	var b strings.Builder
+	for _, c := range k {
+		if strings.ContainsRune(`.*?|#@\:!=<>%"`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func readChild(path string) (Child, error) {
+	data, err := privfs.ReadFile(path, "child record", maxFile)
+	if err != nil {
+		return Child{}, err
+	}
+	if !gjson.ValidBytes(data) {
+		return Child{}, fmt.Errorf("child record %s: not valid JSON", path)
+	}
+	j := gjson.ParseBytes(data)
+	created, _ := time.Parse(timeFmt, j.Get("created").Str)
+	c := Child{
+		ID: j.Get("id").Str, Name: j.Get("name").Str, Client: j.Get("client").Str,
+		WorkingDir: j.Get("working_dir").Str, Model: j.Get("model").Str,
+		MCPConfig: j.Get("mcp_config").Str, Approve: j.Get("approve").Str,
+		Session: j.Get("session").Str, Chats: int(j.Get("chats").Int()), Created: created,
+		Env: map[string]string{},
+	}
+	j.Get("env").ForEach(func(k, v gjson.Result) bool {
+		c.Env[k.Str] = v.Str
+		return true
+	})
+	if c.ID != filepath.Base(filepath.Dir(path)) {
+		return Child{}, fmt.Errorf("child record %s: id %q does not match its directory", path, c.ID)
+	}
+	return c, nil
+}
+
+// JSON is the child as shown to a parent or a person.
+func (c Child) JSON() string {
+	return strings.TrimSpace(string(encodeChild(c)))
+}
+
+// writeFile replaces path atomically (temp file, fsync, rename), 0600.
+func writeFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ChatID names one chat of one child: "<child id>-<n>". It is the
+// session_id of the reference design's chat_async and poll.
+func ChatID(child string, n int) string { return child + "-" + strconv.Itoa(n) }
+
+// ParseChatID splits a chat id.
+func ParseChatID(id string) (child string, n int, err error) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 || !validID(id[:i]) {
+		return "", 0, fmt.Errorf("%w: chat %q (want <child id>-<n>)", ErrUnknown, id)
+	}
+	n, err = strconv.Atoi(id[i+1:])
+	if err != nil || n < 1 {
+		return "", 0, fmt.Errorf("%w: chat %q (want <child id>-<n>)", ErrUnknown, id)
+	}
+	return id[:i], n, nil
+}

@@ -1,0 +1,102 @@
+package children
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf16"
+
+	"github.com/interceptor-dev/interceptor/internal/state"
+)
+
+// TokenKey is the argument and field name of the tokens interceptor holds.
+const TokenKey = "session_token"
+
+// standIn replaces a token in what a parent or a person reads.
+const standIn = "[" + TokenKey + " held by interceptor]"
+
+// Viewer renders events and approvals for a parent agent or a person:
+// every token the state dir's store holds, and every string under a
+// session_token member, becomes a stand-in; control and format characters
+// become visible \u escapes.
+type Viewer struct{ held []string }
+
+// NewViewer reads the tokens the state dir holds now.
+func NewViewer(stateDir string) *Viewer {
+	recs, _ := state.New(stateDir).List("")
+	v := &Viewer{}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if len(r.Token) >= 8 && !seen[r.Token] {
+			seen[r.Token] = true
+			v.held = append(v.held, r.Token)
+		}
+	}
+	return v
+}
+
+// tokenMember matches a string value of a session_token member in JSON
+// text (the value's escapes included); compiled on first use, not at init
+// (the hooks share this binary).
+var tokenMember = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`("` + TokenKey + `"\s*:\s*)"(?:[^"\\]|\\.)*"`)
+})
+
+// JSON masks raw JSON text.
+func (v *Viewer) JSON(raw string) string {
+	for _, t := range v.held {
+		raw = strings.ReplaceAll(raw, t, standIn)
+		if esc := strings.ReplaceAll(t, "/", `\/`); esc != t {
+			raw = strings.ReplaceAll(raw, esc, standIn)
+		}
+	}
+	if strings.Contains(raw, `"`+TokenKey+`"`) {
+		raw = tokenMember().ReplaceAllString(raw, `${1}"`+standIn+`"`)
+	}
+	return Visible(raw)
+}
+
+// Visible replaces control characters (but newline and tab) and format
+// characters (bidi overrides, zero-width) with \uXXXX escapes, valid both
+// in JSON strings and as text a person reads.
+func Visible(s string) string {
+	clean := true
+	for _, r := range s {
+		if hidden(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !hidden(r) {
+			b.WriteRune(r)
+			continue
+		}
+		units := []uint16{uint16(r)}
+		if r > 0xffff {
+			a, z := utf16.EncodeRune(r)
+			units = []uint16{uint16(a), uint16(z)}
+		}
+		for _, u := range units {
+			b.WriteString(`\u`)
+			const hex = "0123456789abcdef"
+			b.WriteByte(hex[u>>12&0xf])
+			b.WriteByte(hex[u>>8&0xf])
+			b.WriteByte(hex[u>>4&0xf])
+			b.WriteByte(hex[u&0xf])
+		}
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool {
+	if r == '\n' || r == '\t' {
+		return false
+	}
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}

@@ -1,0 +1,243 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// maxWait bounds a long poll.
+const maxWait = 600
+
+// WithChildren adds the child-session tools (create, chat_async, poll,
+// cancel, list) to a supervisor's tools, and lets respond take the
+// reference design's names too: approval_id and approve, answering
+// {"type":"ok","approval_id":…} next to id and status.
+func WithChildren(tools []Tool, cs *children.Store, q *approvals.Store) []Tool {
+	out := make([]Tool, 0, len(tools)+5)
+	for _, t := range tools {
+		if t.Name == "respond" {
+			t = referenceRespond(t)
+		}
+		out = append(out, t)
+	}
+	return append(out, childrenTools(cs, q)...)
+}
+
+// referenceRespond wraps respond: approval_id and approve are read as id
+// and allow, and the result also says type ok and approval_id.
+func referenceRespond(t Tool) Tool {
+	inner := t.Call
+	t.Description += " Also accepts approval_id and approve (the names of the child-session tools)."
+	t.InputSchema = `{"type":"object","properties":{"id":{"type":"string"},"approval_id":{"type":"string"},"allow":{"type":"boolean"},"approve":{"type":"boolean"},"message":{"type":"string"},"updated_input":{"type":"object"}}}`
+	t.Call = func(ctx context.Context, args gjson.Result) (Result, error) {
+		raw := args.Raw
+		if raw == "" || !args.IsObject() {
+			raw = `{}`
+		}
+		if id := args.Get("approval_id"); id.Exists() && !args.Get("id").Exists() {
+			raw, _ = sjson.SetRaw(raw, "id", id.Raw)
+		}
+		if ok := args.Get("approve"); ok.Exists() && !args.Get("allow").Exists() {
+			raw, _ = sjson.SetRaw(raw, "allow", ok.Raw)
+		}
+		res, err := inner(ctx, gjson.Parse(raw))
+		if err != nil || res.IsError {
+			return res, err
+		}
+		text, _ := sjson.Set(res.Text, "type", "ok")
+		text, _ = sjson.Set(text, "approval_id", gjson.Get(res.Text, "id").Str)
+		return Result{Text: text}, nil
+	}
+	return t
+}
+
+// childError is a failed tool call as the reference design shapes it.
+func childError(err error) (Result, error) {
+	s, _ := sjson.Set(`{"type":"error"}`, "message", err.Error())
+	return Result{Text: s, IsError: true}, nil
+}
+
+func childrenTools(cs *children.Store, q *approvals.Store) []Tool {
+	str := func(args gjson.Result, names ...string) (string, error) {
+		for _, n := range names {
+			v := args.Get(n)
+			if !v.Exists() || v.Type == gjson.Null {
+				continue
+			}
+			if v.Type != gjson.String {
+				return "", fmt.Errorf("%s must be a string", n)
+			}
+			return v.Str, nil
+		}
+		return "", nil
+	}
+	num := func(args gjson.Result, name string) (int, error) {
+		v := args.Get(name)
+		if !v.Exists() || v.Type == gjson.Null {
+			return 0, nil
+		}
+		if v.Type != gjson.Number || v.Float() < 0 {
+			return 0, fmt.Errorf("%s must be a number >= 0", name)
+		}
+		return int(v.Int()), nil
+	}
+	return []Tool{
+		{
+			Name: "create",
+			Description: "Create a child agent (no chat yet): name (unique), client (claude-code, codex, gemini, opencode; " +
+				"default claude-code), working_dir, model, optional mcp_config (an object with mcpServers, or a file path), " +
+				"approve (regex of tool names that need your approval), env (extra environment). Returns {type:created,id}.",
+			InputSchema: `{"type":"object","properties":{"name":{"type":"string"},"client":{"type":"string","enum":["claude-code","codex","gemini","opencode"]},"working_dir":{"type":"string"},"model":{"type":"string"},"loopback_enabled":{"type":"boolean"},"mcp_config":{"type":["object","string"]},"approve":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":"string"}}},"required":["name"]}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				c := children.Child{Env: map[string]string{}}
+				var err error
+				for _, f := range []struct {
+					dst  *string
+					name string
+				}{{&c.Name, "name"}, {&c.Client, "client"}, {&c.WorkingDir, "working_dir"}, {&c.Model, "model"}, {&c.Approve, "approve"}} {
+					if *f.dst, err = str(args, f.name); err != nil {
+						return childError(err)
+					}
+				}
+				if c.Client == "" {
+					c.Client = "claude-code"
+				}
+				switch m := args.Get("mcp_config"); {
+				case m.IsObject():
+					c.MCPConfig = m.Raw
+				case m.Type == gjson.String:
+					c.MCPConfig = m.Str
+				case m.Exists() && m.Type != gjson.Null:
+					return childError(errors.New("mcp_config must be an object or a file path"))
+				}
+				env := args.Get("env")
+				if env.Exists() && env.Type != gjson.Null && !env.IsObject() {
+					return childError(errors.New("env must be an object of strings"))
+				}
+				var bad error
+				env.ForEach(func(k, v gjson.Result) bool {
+					if v.Type != gjson.String || k.Str == "" || strings.ContainsAny(k.Str, "=\x00") {
+						bad = fmt.Errorf("env.%s must be a string (and its name a variable name)", k.Str)
+						return false
+					}
+					c.Env[k.Str] = v.Str
+					return true
+				})
+				if bad != nil {
+					return childError(bad)
+				}
+				c, err = cs.Create(c)
+				if err != nil {
+					return childError(err)
+				}
+				out, _ := sjson.Set(`{"type":"created"}`, "id", c.ID)
+				out, _ = sjson.Set(out, "name", c.Name)
+				out, _ = sjson.Set(out, "client", c.Client)
+				return Result{Text: out}, nil
+			},
+		},
+		{
+			Name: "chat_async",
+			Description: "Start a chat with a child (by name or id) and return at once with its session_id; follow it with " +
+				"poll. Each chat resumes the child's own session, so it keeps the context of the earlier chats.",
+			InputSchema: `{"type":"object","properties":{"name":{"type":"string"},"id":{"type":"string"},"prompt":{"type":"string"}},"required":["prompt"]}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				who, err := str(args, "name", "id")
+				if err != nil {
+					return childError(err)
+				}
+				prompt, err := str(args, "prompt")
+				if err != nil {
+					return childError(err)
+				}
+				if who == "" {
+					return childError(errors.New("name (or id) is required"))
+				}
+				chat, err := cs.StartChat(who, prompt)
+				if err != nil {
+					return childError(err)
+				}
+				out, _ := sjson.Set(`{"type":"started"}`, "session_id", chat.ID)
+				return Result{Text: out}, nil
+			},
+		},
+		{
+			Name: "poll",
+			Description: "Events of a chat from from_seq on (default 0; any number of readers can replay), at most limit, " +
+				"with its status (running, awaiting_permission, complete, failed) and its pending approvals (answer them " +
+				"with respond). wait_seconds (max 600) waits until there is something new.",
+			InputSchema: `{"type":"object","properties":{"session_id":{"type":"string"},"from_seq":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"wait_seconds":{"type":"number","minimum":0,"maximum":600}},"required":["session_id"]}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				id, err := str(args, "session_id")
+				if err != nil {
+					return childError(err)
+				}
+				r := children.PollRequest{ChatID: id}
+				if r.FromSeq, err = num(args, "from_seq"); err != nil {
+					return childError(err)
+				}
+				if r.Limit, err = num(args, "limit"); err != nil {
+					return childError(err)
+				}
+				if w := args.Get("wait_seconds"); w.Exists() && w.Type != gjson.Null {
+					if w.Type != gjson.Number || w.Float() < 0 {
+						return childError(errors.New("wait_seconds must be a number >= 0"))
+					}
+					r.Wait = time.Duration(min(w.Float(), maxWait) * float64(time.Second))
+				}
+				out, err := cs.Poll(ctx, q, r)
+				if err != nil {
+					return childError(err)
+				}
+				return Result{Text: out}, nil
+			},
+		},
+		{
+			Name:        "cancel",
+			Description: "Cancel a running chat (session_id): its client and every process it started end; the chat is failed.",
+			InputSchema: `{"type":"object","properties":{"session_id":{"type":"string"}},"required":["session_id"]}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				id, err := str(args, "session_id")
+				if err != nil {
+					return childError(err)
+				}
+				st, err := cs.Cancel(id)
+				if err != nil {
+					return childError(err)
+				}
+				out, _ := sjson.Set(`{"type":"ok"}`, "session_id", id)
+				out, _ = sjson.Set(out, "status", string(st))
+				return Result{Text: out}, nil
+			},
+		},
+		{
+			Name:        "list",
+			Description: "The children, oldest first, each with its latest chat's session_id and status.",
+			InputSchema: `{"type":"object","properties":{}}`,
+			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+				all, err := cs.List()
+				if err != nil {
+					return childError(err)
+				}
+				var b strings.Builder
+				b.WriteString(`{"type":"ok","children":[`)
+				for i, c := range all {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					b.WriteString(cs.Summary(q, c))
+				}
+				b.WriteString("]}")
+				return Result{Text: b.String()}, nil
+			},
+		},
+	}
+}

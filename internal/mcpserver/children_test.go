@@ -1,0 +1,82 @@
+package mcpserver
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/tidwall/gjson"
+)
+
+func callTool(t *testing.T, tools []Tool, name, args string) (gjson.Result, bool) {
+	t.Helper()
+	for _, tl := range tools {
+		if tl.Name == name {
+			res, err := tl.Call(context.Background(), gjson.Parse(args))
+			if err != nil {
+				return gjson.Parse(`{"type":"error","message":` + `"` + err.Error() + `"}`), true
+			}
+			if !gjson.Valid(res.Text) {
+				t.Fatalf("%s: result is not JSON: %s", name, res.Text)
+			}
+			return gjson.Parse(res.Text), res.IsError
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return gjson.Result{}, true
+}
+
+func TestSupervisorChildTools(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	tools := WithChildren(SupervisorTools(q, "test"), children.New(dir), q)
+	for _, want := range []string{"pending", "respond", "history", "create", "chat_async", "poll", "cancel", "list"} {
+		found := false
+		for _, tl := range tools {
+			found = found || tl.Name == want
+		}
+		if !found {
+			t.Errorf("the supervisor offers no %s tool", want)
+		}
+	}
+
+	wd := t.TempDir()
+	res, isErr := callTool(t, tools, "create", `{"name":"w1","client":"codex","working_dir":"`+wd+`","env":{"A":"secret"}}`)
+	if isErr || res.Get("type").Str != "created" || res.Get("id").Str == "" {
+		t.Fatalf("create: %s", res.Raw)
+	}
+	if res, isErr := callTool(t, tools, "create", `{"name":"w1","working_dir":"`+wd+`"}`); !isErr || res.Get("type").Str != "error" {
+		t.Errorf("a second child named w1: %s", res.Raw)
+	}
+	if res, isErr := callTool(t, tools, "create", `{"name":"w2","client":"nope","working_dir":"`+wd+`"}`); !isErr {
+		t.Errorf("create with an unknown client: %s", res.Raw)
+	}
+	list, _ := callTool(t, tools, "list", `{}`)
+	if list.Get("children.#").Int() != 1 || list.Get("children.0.name").Str != "w1" || list.Get("children.0.env").Exists() {
+		t.Errorf("list (env values must not show): %s", list.Raw)
+	}
+	if res, isErr := callTool(t, tools, "poll", `{"session_id":"0123456789abcdef-1"}`); !isErr || res.Get("type").Str != "error" {
+		t.Errorf("poll of an unknown chat: %s", res.Raw)
+	}
+
+	// respond takes the reference names and answers type ok + approval_id.
+	r, err := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__next_step", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, isErr = callTool(t, tools, "respond", `{"approval_id":"`+r.ID+`","approve":false,"message":"no"}`)
+	if isErr || res.Get("type").Str != "ok" || res.Get("approval_id").Str != r.ID || res.Get("status").Str != "denied" {
+		t.Fatalf("respond with approval_id/approve: %s", res.Raw)
+	}
+	got, _ := q.Get(r.ID)
+	if got.Status != approvals.Denied || got.Message != "no" {
+		t.Errorf("the queue holds %s %q", got.Status, got.Message)
+	}
+	r2, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "x", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
+	if res, isErr := callTool(t, tools, "respond", `{"id":"`+r2.ID+`","allow":true}`); isErr || res.Get("status").Str != "allowed" {
+		t.Errorf("respond with id/allow: %s", res.Raw)
+	}
+}
