@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 // Scope is where a config lives: the user's home or a project.
@@ -400,4 +402,21 @@ func sameFile(a, b string) bool {
 		return false
 	}
 	return os.SameFile(fa, fb)
+}
+
+// unifiedDiff renders the change from a to b (nil: no file) as a unified
+// diff, for --dry-run.
+func unifiedDiff(path string, a, b []byte) string {
+	name := filepath.ToSlash(path)
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	from, to := "a"+name, "b"+name
+	if a == nil {
+		from = "/dev/null"
+	}
+	if b == nil {
+		to = "/dev/null"
+	}
+	return string(diff.Diff(from, a, to, b))
 }

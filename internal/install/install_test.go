@@ -330,7 +330,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || !strings.Contains(res.Diff, "+      {\n") || !strings.HasPrefix(res.Diff, "--- a") || !strings.Contains(res.Diff, `+            "command": "/usr/local/bin/interceptor inject --client codex --server wf",`) {
+	if !res.Changed || !strings.Contains(res.Diff, "+      {\n") || !strings.Contains(res.Diff, "\n--- a/") || !strings.Contains(res.Diff, `+            "command": "/usr/local/bin/interceptor inject --client codex --server wf",`) {
 		t.Fatalf("diff:\n%s", res.Diff)
 	}
 	if mustRead(t, path) != pre || exists(path+BackupSuffix) {
@@ -540,11 +540,11 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 func TestUnifiedDiff(t *testing.T) {
 	a := []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
 	b := []byte("1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n")
-	want := "--- a/f\n+++ b/f\n@@ -2,9 +2,10 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n 9\n 10\n+11\n"
+	want := "diff a/f b/f\n--- a/f\n+++ b/f\n@@ -2,9 +2,10 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n 9\n 10\n+11\n"
 	if got := unifiedDiff("f", a, b); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
-	if got := unifiedDiff("f", nil, []byte("x\n")); got != "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n" {
+	if got := unifiedDiff("f", nil, []byte("x\n")); got != "diff /dev/null b/f\n--- /dev/null\n+++ b/f\n@@ -0,0 +1,1 @@\n+x\n" {
 		t.Fatalf("new file diff:\n%s", got)
 	}
 	_ = bytes.Equal
