@@ -39,7 +39,7 @@ func newDemoCmd(io *streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(io.Out, "   The token is stored for session %s.\n   Reply (the model reads the result without the token):\n%s\n",
+			fmt.Fprintf(io.Out, "   The token is stored for session %s.\n   Reply (the model reads a stand-in that names the token, never the token):\n%s\n",
 				gjson.GetBytes(post, "session_id").Str, indent(out))
 
 			fmt.Fprintf(io.Out, "2. The model calls the next step and types no token. Claude Code runs the\n   pre-tool hook with this event (abridged):\n")

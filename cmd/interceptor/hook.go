@@ -11,6 +11,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"
 	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/pretty"
 )
@@ -25,6 +26,7 @@ type hookFlags struct {
 	client   string
 	stateDir string
 	debugLog string
+	pattern  string // --token-pattern, compiled into opts.Pattern when set
 	opts     lifecycle.Options
 }
 
@@ -37,10 +39,13 @@ func (f *hookFlags) register(cmd *cobra.Command, tokenFlags bool) {
 	if !tokenFlags {
 		return
 	}
+	fl.StringSliceVar(&f.opts.NotServers, "not-server", nil, "another configured server whose tool names could be read as --server's (e.g. wf__admin beside wf): its tools never get a token (repeatable)")
+	fl.IntVar(&f.opts.MinLen, "min-token-length", token.DefaultMinLen, "shortest value taken for a token")
+	fl.StringVar(&f.pattern, "token-pattern", "", "regular expression a token must match whole (for servers with a known token shape)")
 	fl.StringVar(&f.opts.Arg, "arg", "session_token", "tool argument the token is injected into")
 	fl.StringVar(&f.opts.MetaKey, "meta-key", "session_token", "key the server returns the token under (_meta, structuredContent, text)")
 	fl.StringSliceVar(&f.opts.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
-	fl.StringSliceVar(&f.opts.KeepIf, "keep-if", []string{"session_token", "checkpoint_handle"}, "do not inject when the call already carries this argument (repeatable)")
+	fl.StringSliceVar(&f.opts.KeepIf, "keep-if", nil, "do not inject when the call already carries this argument besides --arg (repeatable; e.g. checkpoint_handle for a server where a handle replaces the token)")
 }
 
 type hookFunc func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error)
@@ -96,6 +101,13 @@ func runHook(in *streams, f *hookFlags, needServer bool, fn hookFunc) (lifecycle
 		if err := f.opts.Validate(); err != nil {
 			return lifecycle.Outcome{}, err
 		}
+	}
+	if f.pattern != "" {
+		re, err := token.CompilePattern(f.pattern)
+		if err != nil {
+			return lifecycle.Outcome{}, err
+		}
+		f.opts.Pattern = re
 	}
 	client, err := hooks.Lookup(f.client)
 	if err != nil {

@@ -45,7 +45,7 @@ func (ClaudeCode) Tool(ev *Event, server string) (string, bool) {
 			return "", false
 		}
 	}
-	return matchMCPName(ev.ToolName, server)
+	return matchToolName("claude-code", ev.ToolName, server)
 }
 
 func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {
@@ -55,18 +55,18 @@ func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {
 	)
 }
 
-func (ClaudeCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
+func (ClaudeCode) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
 	resp := ev.fields.get("tool_response")
 	var content string
 	switch {
 	case resp.IsArray():
-		red, ok := redactContent(resp, key, tok)
+		red, ok := redactResult(resp, key, held)
 		if !ok {
 			return nil, nil
 		}
 		content = red
 	case resp.Type == gjson.String:
-		red, ok := token.RedactText(resp.Str, key, tok)
+		red, ok := token.RedactText(resp.Str, key, held)
 		if !ok {
 			return nil, nil
 		}

@@ -39,7 +39,7 @@ func (Codex) parse(p fields) (*Event, error) {
 }
 
 func (Codex) Tool(ev *Event, server string) (string, bool) {
-	return matchMCPName(ev.ToolName, server)
+	return matchToolName("codex", ev.ToolName, server)
 }
 
 func (Codex) InputReply(ev *Event, args []byte) ([]byte, error) {
@@ -50,7 +50,7 @@ func (Codex) InputReply(ev *Event, args []byte) ([]byte, error) {
 	)
 }
 
-func (Codex) RedactReply(*Event, string, string) ([]byte, error) {
+func (Codex) RedactReply(*Event, string, token.Held) ([]byte, error) {
 	return nil, ErrCannotRewrite
 }
 

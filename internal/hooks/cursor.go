@@ -56,13 +56,7 @@ func cursorOutput(p fields) gjson.Result {
 }
 
 func (Cursor) Tool(ev *Event, server string) (string, bool) {
-	if server == "" {
-		return "", false
-	}
-	if tool, ok := strings.CutPrefix(ev.ToolName, "MCP:"+server+":"); ok && tool != "" {
-		return tool, true
-	}
-	return matchMCPName(ev.ToolName, server)
+	return matchToolName("cursor", ev.ToolName, server)
 }
 
 func (Cursor) InputReply(ev *Event, args []byte) ([]byte, error) {
@@ -75,7 +69,7 @@ func (Cursor) InputReply(ev *Event, args []byte) ([]byte, error) {
 	)
 }
 
-func (Cursor) RedactReply(ev *Event, key, tok string) ([]byte, error) {
+func (Cursor) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
 	if ev.Name != "postToolUse" {
 		return nil, ErrCannotRewrite
 	}
@@ -83,7 +77,7 @@ func (Cursor) RedactReply(ev *Event, key, tok string) ([]byte, error) {
 	if !out.IsObject() {
 		return nil, nil
 	}
-	red, ok := redactResult(out, key, tok)
+	red, ok := redactResult(out, key, held)
 	if !ok {
 		return nil, nil
 	}

@@ -5,11 +5,10 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // This file holds what several clients share: reading an MCP tool result in
-// the shapes clients pass it on, and the mcp__server__tool naming scheme.
+// the shapes clients pass it on, and redacting it.
 
 // mcpResult reads a tool result given as an MCP result object
 // ({content, structuredContent, _meta}), a bare content array, or a string
@@ -61,80 +60,8 @@ func contentTexts(blocks gjson.Result) []string {
 	return texts
 }
 
-// redactContent returns the content array with tok removed from every text
-// block, and whether anything changed.
-func redactContent(blocks gjson.Result, key, tok string) (string, bool) {
-	out := blocks.Raw
-	changed := false
-	i := -1
-	blocks.ForEach(func(_, b gjson.Result) bool {
-		i++
-		t := b.Get("text")
-		if t.Type != gjson.String {
-			return true
-		}
-		if red, ok := token.RedactText(t.Str, key, tok); ok {
-			if s, err := setString(out, itoa(i)+".text", red); err == nil {
-				out, changed = s, true
-			}
-		}
-		return true
-	})
-	return out, changed
-}
-
-// SanitizeName spells a server name the way Claude Code, Codex and OpenCode
-// do inside tool names: anything but letters, digits, '_' and '-' becomes '_'.
-func SanitizeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
-}
-
-// matchMCPName matches the mcp__<server>__<tool> scheme of Claude Code and
-// Codex, and Claude Code's plugin form mcp__plugin_<plugin>_<server>__<tool>.
-func matchMCPName(toolName, server string) (string, bool) {
-	s := SanitizeName(server)
-	if s == "" {
-		return "", false
-	}
-	if tool, ok := strings.CutPrefix(toolName, "mcp__"+s+"__"); ok && tool != "" {
-		return tool, true
-	}
-	if rest, ok := strings.CutPrefix(toolName, "mcp__plugin_"); ok {
-		if i := strings.Index(rest, "_"+s+"__"); i > 0 {
-			if tool := rest[i+len(s)+3:]; tool != "" {
-				return tool, true
-			}
-		}
-	}
-	return "", false
-}
-
-// redactResult returns an MCP result object with tok removed from its text
-// content, structuredContent and _meta, and whether anything changed.
-func redactResult(res gjson.Result, key, tok string) (string, bool) {
-	out := res.Raw
-	changed := false
-	if c := res.Get("content"); c.IsArray() {
-		if red, ok := redactContent(c, key, tok); ok {
-			if s, err := sjson.SetRaw(out, "content", red); err == nil {
-				out, changed = s, true
-			}
-		}
-	}
-	for _, part := range []string{"structuredContent", "_meta"} {
-		if v := res.Get(part); v.IsObject() {
-			if red, ok := token.RedactJSON([]byte(v.Raw), key, tok); ok {
-				if s, err := sjson.SetRaw(out, part, string(red)); err == nil {
-					out, changed = s, true
-				}
-			}
-		}
-	}
-	return out, changed
+// redactResult returns an MCP result (object, content array or string) with
+// every held token replaced by its stand-in, and whether anything changed.
+func redactResult(res gjson.Result, key string, held token.Held) (string, bool) {
+	return token.RedactResult(res.Raw, key, held)
 }

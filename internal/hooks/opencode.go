@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"strings"
-
 	"github.com/interceptor-dev/interceptor/internal/token"
 
 	"github.com/tidwall/gjson"
@@ -55,23 +53,16 @@ func (OpenCode) parse(p fields) (*Event, error) {
 // server "wf" with tool "admin_x" from server "wf_admin" with tool "x"; the
 // README says so.
 func (OpenCode) Tool(ev *Event, server string) (string, bool) {
-	s := SanitizeName(server)
-	if s == "" {
-		return "", false
-	}
-	if tool, ok := strings.CutPrefix(ev.ToolName, s+"_"); ok && tool != "" {
-		return tool, true
-	}
-	return "", false
+	return matchToolName("opencode", ev.ToolName, server)
 }
 
 func (OpenCode) InputReply(_ *Event, args []byte) ([]byte, error) {
 	return reply(field{"args", rawJSON(args)})
 }
 
-func (OpenCode) RedactReply(ev *Event, key, tok string) ([]byte, error) {
+func (OpenCode) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
 	out := ev.fields.get("output")
-	red, ok := redactResult(out, key, tok)
+	red, ok := redactResult(out, key, held)
 	if !ok {
 		return nil, nil
 	}

@@ -538,13 +538,13 @@ func (r *Rewriter) rewriteResult(msg []byte) ([]byte, bool) {
 			return true
 		})
 		found := token.Result{Meta: res.Get("_meta"), Structured: res.Get("structuredContent"), Texts: texts}
-		if tok, src, ok := token.Find(found, r.cfg.MetaKey); ok {
-			if err := token.Validate(tok); err != nil {
-				r.logf("refused the %s in %s of a tools/call result: %v; the held token stays", r.cfg.MetaKey, src, err)
-			} else {
-				toks = append(toks, tok)
-				r.hold(tok)
-			}
+		tok, _, err := token.Choose(found, token.Rules{Key: r.cfg.MetaKey})
+		switch {
+		case err != nil:
+			r.logf("a tools/call result: %v; the held token stays", err)
+		case tok != "":
+			toks = append(toks, tok)
+			r.hold(tok)
 		}
 	}
 	r.mu.Lock()
@@ -588,7 +588,7 @@ func (r *Rewriter) redact(msg []byte, res gjson.Result, toks []string) ([]byte, 
 		s, changed := v.Str, false
 		for _, tok := range toks {
 			var c bool
-			s, c = token.RedactText(s, key, tok)
+			s, c = token.RedactText(s, key, token.Held{tok})
 			changed = changed || c
 		}
 		if changed {
@@ -599,14 +599,8 @@ func (r *Rewriter) redact(msg []byte, res gjson.Result, toks []string) ([]byte, 
 		if !v.IsObject() {
 			return
 		}
-		b, changed := []byte(v.Raw), false
-		for _, tok := range toks {
-			var c bool
-			b, c = token.RedactJSON(b, key, tok)
-			changed = changed || c
-		}
-		if changed {
-			edits = append(edits, edit{off: v.Index, raw: v.Raw, repl: b})
+		if b, changed := token.RedactJSON(v.Raw, key, toks); changed {
+			edits = append(edits, edit{off: v.Index, raw: v.Raw, repl: []byte(b)})
 		}
 	}
 	if res.IsObject() {
@@ -632,7 +626,7 @@ func (r *Rewriter) redact(msg []byte, res gjson.Result, toks []string) ([]byte, 
 	// content type we do not know) gets the placeholder.
 	for _, tok := range toks {
 		if bytes.Contains(out, []byte(tok)) && !bytes.ContainsAny([]byte(tok), `"\`) {
-			guarded := bytes.ReplaceAll(out, []byte(tok), []byte(token.Placeholder))
+			guarded := bytes.ReplaceAll(out, []byte(tok), []byte(token.StandIn(key, tok)))
 			if gjson.ValidBytes(guarded) {
 				out, changed = guarded, true
 			}

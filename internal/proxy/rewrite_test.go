@@ -139,7 +139,7 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 	}{
 		{"_meta", `{"_meta":{"session_token":"` + tok2 + `","trace":"t"},"content":[{"type":"text","text":"ok\nsession_token: ` + tok2 + `\nbye"}]}`},
 		{"structuredContent", `{"content":[{"type":"text","text":"{\"session_token\":\"` + tok2 + `\",\"seq\":2}"}],"structuredContent":{"seq":2,"session_token":"` + tok2 + `"}}`},
-		{"text only", `{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"text","text":"Step accepted. Your **session_token**: ` + "`" + tok2 + "`" + `"}]}`},
+		{"text only", `{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"text","text":"Step accepted.\n**session_token**: ` + "`" + tok2 + "`" + `"}]}`},
 		{"embedded resource", `{"_meta":{"session_token":"` + tok2 + `"},"content":[{"type":"resource","resource":{"uri":"x:/a","text":"token=` + tok2 + `"}}]}`},
 		{"unknown place", `{"_meta":{"session_token":"` + tok2 + `"},"content":[],"extra":{"deep":["` + tok2 + `"]}}`},
 	} {
@@ -156,8 +156,11 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 			if !gjson.ValidBytes(out) {
 				t.Fatalf("not valid JSON: %s", out)
 			}
-			if gjson.GetBytes(out, "result._meta.session_token").Exists() || gjson.GetBytes(out, "result.structuredContent.session_token").Exists() {
-				t.Fatalf("the token's key is still there: %s", out)
+			stand := token.StandIn("session_token", tok2)
+			for _, p := range []string{"result._meta.session_token", "result.structuredContent.session_token"} {
+				if v := gjson.GetBytes(out, p); v.Exists() && v.Str != stand {
+					t.Fatalf("%s is %q, not the token's stand-in: %s", p, v.Str, out)
+				}
 			}
 		})
 	}
@@ -165,7 +168,8 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 		rw := holding(t, tok1)
 		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
 		in := `{"jsonrpc":"2.0","id":22,"result":{"_meta":{"session_token":"` + tok2 + `", "n": 1.0},"content":[{"type":"text","text":"Accepted \u00e9.\nsession_token: ` + tok2 + `"}],"isError":false}}`
-		want := `{"jsonrpc":"2.0","id":22,"result":{"_meta":{ "n": 1.0},"content":[{"type":"text","text":"Accepted é.\n"}],"isError":false}}`
+		stand := token.StandIn("session_token", tok2)
+		want := `{"jsonrpc":"2.0","id":22,"result":{"_meta":{"session_token":"` + stand + `", "n": 1.0},"content":[{"type":"text","text":"Accepted é.\nsession_token: ` + stand + `"}],"isError":false}}`
 		if got := string(rw.fromServer([]byte(in))); got != want {
 			t.Fatalf("\n got %s\nwant %s", got, want)
 		}
@@ -174,7 +178,7 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 		rw := holding(t, tok1)
 		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
 		out := rw.fromServer([]byte(`{"jsonrpc":"2.0","id":23,"result":{"isError":true,"content":[{"type":"text","text":"stale token ` + tok1 + `"}]}}`))
-		if bytes.Contains(out, []byte(tok1)) || !bytes.Contains(out, []byte(token.Placeholder)) {
+		if bytes.Contains(out, []byte(tok1)) || !bytes.Contains(out, []byte(token.StandIn("session_token", tok1))) {
 			t.Fatalf("the held token is not redacted: %s", out)
 		}
 		if rw.Token() != tok1 {
@@ -193,7 +197,7 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 		rw := newRW(t, cfg)
 		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
 		rw.fromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"has space"},"content":[]}}`))
-		if rw.Token() != "" || !strings.Contains(log.String(), "refused") || strings.Contains(log.String(), "has space") {
+		if rw.Token() != "" || !strings.Contains(log.String(), "does not look like a token") || strings.Contains(log.String(), "has space") {
 			t.Fatalf("held %q, log %q", rw.Token(), log.String())
 		}
 	})

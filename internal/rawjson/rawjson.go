@@ -179,3 +179,42 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	return append(dst, '"')
 }
+
+// MapStrings calls fn on every string of the JSON text raw (object keys and
+// values, at any depth), unescaped, in order; isKey tells which. When fn
+// returns ok, the string is replaced by the returned one (escaped again);
+// every other byte of raw is kept. It is one pass and does not recurse, so
+// nesting depth costs nothing. raw should be valid JSON; on invalid JSON the
+// output is unspecified but it never panics.
+func MapStrings(raw string, fn func(s string, isKey bool) (string, bool)) (string, bool) {
+	var out []byte
+	last, changed := 0, false
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end := StringEnd(raw, i)
+		if end <= i+1 || raw[end-1] != '"' {
+			break // unterminated
+		}
+		s := raw[i+1 : end-1]
+		if strings.IndexByte(s, '\\') >= 0 {
+			s = gjson.Parse(raw[i:end]).Str
+		}
+		j := skipSpace(raw, end)
+		isKey := j < len(raw) && raw[j] == ':'
+		if repl, ok := fn(s, isKey); ok && repl != s {
+			if out == nil {
+				out = make([]byte, 0, len(raw)+64)
+			}
+			out = append(out, raw[last:i]...)
+			out = AppendString(out, repl)
+			last, changed = end, true
+		}
+		i = end - 1
+	}
+	if !changed {
+		return raw, false
+	}
+	return string(append(out, raw[last:]...)), true
+}

@@ -18,7 +18,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,6 +26,9 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
+	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -39,8 +41,13 @@ const (
 	currentFile = "current.json"
 	lockFile    = ".lock"
 	tempPrefix  = ".tmp-"
-	maxRecord   = 64 << 10 // a token is at most 16 KiB; the record around it is small
+	maxRecord   = 1 << 20 // a token is at most 16 KiB, its history at most maxHistory
+	maxHistory  = 256 << 10
 )
+
+// MaxSessionLen bounds a session id. Clients send UUIDs; a longer id is
+// refused up front rather than stored and then unreadable.
+const MaxSessionLen = 16 << 10
 
 // ErrNotFound means no token is held for that server and session.
 var ErrNotFound = errors.New("no token held")
@@ -48,6 +55,7 @@ var ErrNotFound = errors.New("no token held")
 // Record is one stored token.
 type Record struct {
 	Token   string
+	History []string // the tokens before Token, newest first (see Held)
 	Server  string
 	Session string // the session that wrote it; may be "" (no session)
 	Client  string
@@ -55,6 +63,14 @@ type Record struct {
 	Current bool // set by List on the server's current token
 
 	sessionFile string // SessionFile(Session) as written, exact for any id
+}
+
+// Held is the record's tokens, newest first: Token, then History.
+func (r Record) Held() token.Held {
+	if r.Token == "" {
+		return nil
+	}
+	return append(token.Held{r.Token}, r.History...)
 }
 
 // Store is a token store rooted at a directory.
@@ -150,6 +166,9 @@ func (s *Store) serverDir(server string) string {
 // Get returns the token held for server and session (session "" reads the
 // server's current token). It returns ErrNotFound when there is none.
 func (s *Store) Get(server, session string) (Record, error) {
+	if err := checkSession(session); err != nil {
+		return Record{}, err
+	}
 	dir := s.serverDir(server)
 	if err := s.checkTree(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -158,6 +177,13 @@ func (s *Store) Get(server, session string) (Record, error) {
 		return Record{}, err
 	}
 	return readRecord(filepath.Join(dir, SessionFile(session)))
+}
+
+func checkSession(session string) error {
+	if len(session) > MaxSessionLen {
+		return fmt.Errorf("session id is %d bytes, more than the %d accepted", len(session), MaxSessionLen)
+	}
+	return nil
 }
 
 func readRecord(path string) (Record, error) {
@@ -187,6 +213,12 @@ func parseRecord(path string, data []byte) (Record, error) {
 		Client:      r.Get("client").Str,
 		sessionFile: r.Get("session_file").Str,
 	}
+	r.Get("history").ForEach(func(_, v gjson.Result) bool {
+		if v.Type == gjson.String && v.Str != "" {
+			rec.History = append(rec.History, v.Str)
+		}
+		return true
+	})
 	if t, err := time.Parse(time.RFC3339Nano, r.Get("updated").Str); err == nil {
 		rec.Updated = t
 	}
@@ -208,6 +240,18 @@ func encodeRecord(rec Record) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if len(rec.History) > 0 {
+		hist := []byte{'['}
+		for i, t := range rec.History {
+			if i > 0 {
+				hist = append(hist, ',')
+			}
+			hist = rawjson.AppendString(hist, t)
+		}
+		if out, err = sjson.SetRawBytes(out, "history", append(hist, ']')); err != nil {
+			return nil, err
+		}
+	}
 	return append(out, '\n'), nil
 }
 
@@ -221,48 +265,99 @@ func encodeRecord(rec Record) ([]byte, error) {
 // link to the one temp file. Files are never modified in place, so sharing
 // an inode is safe.
 func (s *Store) Put(rec Record) error {
+	if err := checkSession(rec.Session); err != nil {
+		return err
+	}
 	if rec.Updated.IsZero() {
 		rec.Updated = time.Now()
-	}
-	data, err := encodeRecord(rec)
-	if err != nil {
-		return fmt.Errorf("encoding token record: %w", err)
 	}
 	dir, err := s.ensureServerDir(rec.Server)
 	if err != nil {
 		return err
 	}
-	tmp, err := writeTemp(dir, data)
-	if err != nil {
-		return err
+	own := filepath.Join(dir, SessionFile(rec.Session))
+	names := []string{currentFile}
+	if rec.Session != "" {
+		names = []string{SessionFile(rec.Session), currentFile}
 	}
-	temps := []string{tmp}
+	var temps []string
 	defer func() {
 		for _, t := range temps {
 			os.Remove(t) // no-op once renamed
 		}
 	}()
-	names := []string{currentFile}
-	if rec.Session != "" {
-		second := tmp + ".current"
-		if err := os.Link(tmp, second); err != nil {
-			// A file system without hard links: write a second copy.
-			if second, err = writeTemp(dir, data); err != nil {
+	// The new record depends on the old one (its history). It is read and
+	// the new one written before the lock is taken; under the lock the old
+	// one is only checked to be unchanged, so writers still queue for
+	// renames, not for disk writes. Another writer in between means doing
+	// it again, under the lock.
+	prepare := func() (string, error) {
+		prev, err := readRecord(own)
+		if err != nil {
+			prev = Record{} // none yet, or unreadable: a fresh history
+		}
+		rec.History = history(prev.Held().Push(rec.Token))
+		data, err := encodeRecord(rec)
+		if err != nil {
+			return "", fmt.Errorf("encoding token record: %w", err)
+		}
+		tmp, err := writeTemp(dir, data)
+		if err != nil {
+			return "", err
+		}
+		temps = append(temps, tmp)
+		if rec.Session != "" {
+			second := tmp + ".current"
+			if err := os.Link(tmp, second); err != nil {
+				// A file system without hard links: write a second copy.
+				if second, err = writeTemp(dir, data); err != nil {
+					return "", err
+				}
+			}
+			temps = append(temps, second)
+		}
+		return fingerprint(prev), nil
+	}
+	seen, err := prepare()
+	if err != nil {
+		return err
+	}
+	return s.locked(dir, func() error {
+		if now, err := readRecord(own); fingerprint(now) != seen && (err == nil || errors.Is(err, ErrNotFound)) {
+			for _, t := range temps {
+				os.Remove(t)
+			}
+			temps = temps[:0]
+			if _, err := prepare(); err != nil {
 				return err
 			}
 		}
-		temps = append(temps, second)
-		names = []string{SessionFile(rec.Session), currentFile}
-	}
-	return s.locked(dir, func() error {
 		for i, name := range names {
 			dst := filepath.Join(dir, name)
-			if err := os.Rename(temps[i], dst); err != nil {
+			if err := os.Rename(temps[len(temps)-len(names)+i], dst); err != nil {
 				return fmt.Errorf("token file %s: %w", dst, err)
 			}
 		}
 		return nil
 	})
+}
+
+// history is the part of held before the latest token, cut so that the
+// record stays small.
+func history(held token.Held) []string {
+	size := 0
+	for i, t := range held {
+		size += len(t)
+		if size > maxHistory {
+			return held[1:max(i, 1)]
+		}
+	}
+	return held[1:]
+}
+
+// fingerprint tells whether a record was replaced since it was read.
+func fingerprint(r Record) string {
+	return r.Token + "\x00" + r.Updated.Format(time.RFC3339Nano)
 }
 
 // Delete forgets the token of server and session. When the server's current

@@ -7,40 +7,85 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-func FuzzFindInText(f *testing.F) {
-	f.Add("session_token: abc.def", "session_token")
-	f.Add(`{"session_token":"x"}`, "session_token")
-	f.Add("<untrusted_context>\nsession_token=tok\n</untrusted_context>", "session_token")
-	f.Add(`received_session_token="x"; **session_token**: 'y'`, "session_token")
-	f.Fuzz(func(t *testing.T, text, key string) {
-		tok, ok := FindInText(text, key)
-		if ok && (tok == "" || !strings.Contains(text, tok) && !gjson.Valid(strings.TrimSpace(text)) && !strings.Contains(text, "untrusted_context")) {
-			t.Fatalf("FindInText(%q, %q) = %q: not from the text", text, key, tok)
+func FuzzChoose(f *testing.F) {
+	f.Add("session_token: "+tokA, `{"session_token":"x"}`, "session_token")
+	f.Add("      - session_token: The current session token\nsession_token: "+tokA, "", "session_token")
+	f.Add("<untrusted_context>\nsession_token="+tokB+"\n</untrusted_context>", `{"session_token":"`+tokA+`"}`, "session_token")
+	f.Add(`received_session_token="x"; **session_token**: 'y'`, "{}", "session_token")
+	f.Fuzz(func(t *testing.T, text, structured, key string) {
+		r := Result{Texts: []string{text}}
+		if gjson.Valid(structured) {
+			r.Structured = gjson.Parse(structured)
+		}
+		rules := Rules{Key: key}
+		tok, _, err := Choose(r, rules)
+		if err != nil {
+			if tok != "" {
+				t.Fatalf("Choose returned %q with an error %v", tok, err)
+			}
+			return
+		}
+		if tok == "" {
+			return
+		}
+		if !rules.LooksLikeToken(tok) {
+			t.Fatalf("Choose(%q) = %q, which does not look like a token", text, tok)
+		}
+		if !strings.Contains(text, tok) && !strings.Contains(structured, tok) && !gjson.Valid(strings.TrimSpace(text)) && !strings.Contains(text, "untrusted_context") {
+			t.Fatalf("Choose(%q) = %q: not from the result", text, tok)
 		}
 	})
 }
 
-func FuzzRedactText(f *testing.F) {
-	f.Add("done\nsession_token: eyJhYmMi.0123\n", "eyJhYmMi.0123")
-	f.Add(`{"session_token":"abcdefgh","x":"abcdefgh"}`, "abcdefgh")
-	f.Add("abcdefghabcdefgh", "abcdefgh")
-	f.Fuzz(func(t *testing.T, text, tok string) {
-		if Validate(tok) != nil || len(tok) < 8 || strings.ContainsAny(tok, `"\`) || strings.Contains(Placeholder, tok) {
+func FuzzRedactResult(f *testing.F) {
+	f.Add(`{"content":[{"type":"text","text":"session_token: `+tokA+`"}],"_meta":{"session_token":"`+tokA+`"}}`, tokA)
+	f.Add(`{"u":"abc\/def0123456789abcdefghij"}`, "abc/def0123456789abcdefghij")
+	f.Add(`["abcdefgh0123456789abab","x"]`, "abcdefgh0123456789abab")
+	f.Fuzz(func(t *testing.T, raw, tok string) {
+		if !gjson.Valid(raw) || !(Rules{Key: "session_token"}).LooksLikeToken(tok) {
 			return
 		}
-		out, changed := RedactText(text, "session_token", tok)
-		if !changed && out != text {
-			t.Fatalf("unchanged but different: %q -> %q", text, out)
+		out, changed := RedactResult(raw, "session_token", Held{tok})
+		if !gjson.Valid(out) {
+			t.Fatalf("RedactResult(%q) = invalid %q", raw, out)
 		}
-		if strings.Contains(out, tok) {
-			// Removing text can join its neighbours into the token only if the
-			// token itself straddles what was removed; check that is the case.
-			if strings.Count(out, tok) > strings.Count(text, tok) {
-				t.Fatalf("redaction created the token: %q -> %q", text, out)
+		if !changed && out != raw {
+			t.Fatalf("unchanged but different: %q -> %q", raw, out)
+		}
+		var leaked bool
+		walk(gjson.Parse(out), func(s string) {
+			if strings.Contains(s, tok) {
+				leaked = true
 			}
-			if trimmed := strings.TrimSpace(text); !(strings.HasPrefix(trimmed, "{") && gjson.Valid(trimmed)) {
-				t.Fatalf("token survived redaction: %q -> %q", text, out)
-			}
+		})
+		if leaked {
+			t.Fatalf("token survived in a string of %q", out)
+		}
+	})
+}
+
+// walk calls fn on every string (keys too) of v, unescaped.
+func walk(v gjson.Result, fn func(string)) {
+	switch {
+	case v.IsObject():
+		v.ForEach(func(k, x gjson.Result) bool { fn(k.Str); walk(x, fn); return true })
+	case v.IsArray():
+		v.ForEach(func(_, x gjson.Result) bool { walk(x, fn); return true })
+	case v.Type == gjson.String:
+		fn(v.Str)
+	}
+}
+
+func FuzzResolveStandIns(f *testing.F) {
+	f.Add(`{"session_token":"` + StandIn("session_token", tokA) + `","p":"` + Placeholder + `"}`)
+	f.Add(`{"a":["[k 00000000 held by interceptor]"]}`)
+	f.Fuzz(func(t *testing.T, args string) {
+		if !gjson.Valid(args) {
+			return
+		}
+		out, changed, err := ResolveStandIns(args, Held{tokA, tokB})
+		if !gjson.Valid(out) || (err != nil || !changed) && out != args {
+			t.Fatalf("ResolveStandIns(%q) = %q %v %v", args, out, changed, err)
 		}
 	})
 }

@@ -1,77 +1,125 @@
 package token
 
 import (
-	"bytes"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
-// RedactText removes tok from a text block the model would read. A JSON
-// object text loses its key field; a line that only states `key: tok` is
-// dropped whole; any other occurrence becomes Placeholder. It reports whether
-// anything changed.
-func RedactText(text, key, tok string) (string, bool) {
-	if tok == "" {
-		return text, false
-	}
-	trimmed := strings.TrimSpace(text)
-	if strings.HasPrefix(trimmed, "{") && gjson.Valid(trimmed) {
-		out, ok := RedactJSON([]byte(text), key, tok)
-		return string(out), ok
-	}
-	if !strings.Contains(text, tok) {
-		return text, false
-	}
-	var b strings.Builder
-	b.Grow(len(text))
-	for line := range strings.Lines(text) {
-		if !strings.Contains(line, tok) {
-			b.WriteString(line)
-			continue
-		}
-		if keyAt, start, end, ok := findKeyValue(line, key); ok && line[start:end] == tok {
-			rest := line[:keyAt] + line[end:]
-			if !hasWordByte(rest) {
-				continue // the line only carried the token: drop it
+// Redaction replaces exactly the held token values with their stand-ins,
+// wherever they stand and however they are spelled (raw, JSON-escaped,
+// with "/" escaped as "\/", percent-encoded), and nothing else: never a word,
+// never the key. The same walk serves hook mode and proxy mode, and every
+// view a person or a parent agent reads.
+
+// spellings returns the forms tok can take inside text: as it is, as the
+// inside of a JSON string (also with "/" escaped), percent-encoded.
+func spellings(tok string) []string {
+	forms := []string{tok}
+	add := func(f string) {
+		for _, g := range forms {
+			if g == f {
+				return
 			}
 		}
-		b.WriteString(strings.ReplaceAll(line, tok, Placeholder))
+		forms = append(forms, f)
 	}
-	return b.String(), true
+	esc := string(rawjson.AppendString(nil, tok))
+	esc = esc[1 : len(esc)-1]
+	add(esc)
+	add(strings.ReplaceAll(esc, "/", `\/`))
+	add(percentEncode(tok))
+	return forms
 }
 
-// RedactJSON removes tok from a JSON object: the top-level key is deleted when
-// it holds tok, and any other string holding tok has it replaced by
-// Placeholder. It reports whether anything changed; on a result that would not
-// be valid JSON it changes nothing.
-func RedactJSON(obj []byte, key, tok string) ([]byte, bool) {
-	if tok == "" {
-		return obj, false
-	}
-	out := obj
-	path := gjson.Escape(key)
-	if v := gjson.GetBytes(out, path); v.Type == gjson.String && v.Str == tok {
-		if d, err := sjson.DeleteBytes(out, path); err == nil {
-			out = d
-		}
-	}
-	// A raw replace is only safe when the token has no byte JSON escapes.
-	if !strings.ContainsAny(tok, `"\`) && bytes.Contains(out, []byte(tok)) {
-		out = bytes.ReplaceAll(out, []byte(tok), []byte(Placeholder))
-	}
-	if !gjson.ValidBytes(out) {
-		return obj, false
-	}
-	return out, !bytes.Equal(out, obj)
-}
-
-func hasWordByte(s string) bool {
+// percentEncode escapes every byte outside RFC 3986's unreserved set.
+func percentEncode(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
-			return true
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0xf])
+	}
+	return b.String()
+}
+
+// RedactString replaces every held token in s, in any of its spellings,
+// with its stand-in. It reports whether anything changed.
+func RedactString(s, key string, h Held) (string, bool) {
+	changed := false
+	for _, tok := range h {
+		if tok == "" || len(s) < len(tok)-2 {
+			continue
+		}
+		stand := StandIn(key, tok)
+		for _, f := range spellings(tok) {
+			if strings.Contains(s, f) {
+				s = strings.ReplaceAll(s, f, stand)
+				changed = true
+			}
 		}
 	}
-	return false
+	return s, changed
+}
+
+// RedactJSON replaces every held token in every string (keys too, at any
+// depth) of the JSON value raw with its stand-in. Strings are unescaped
+// first, so escaped spellings are caught, and written back escaped; the
+// result is valid JSON and every other byte is kept.
+func RedactJSON(raw, key string, h Held) (string, bool) {
+	if len(h) == 0 {
+		return raw, false
+	}
+	return rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) {
+		return RedactString(s, key, h)
+	})
+}
+
+// RedactText redacts a text block the model reads: as JSON when the block is
+// JSON (so escaped spellings are decoded), else as text.
+func RedactText(text, key string, h Held) (string, bool) {
+	if t := strings.TrimSpace(text); (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && gjson.Valid(t) {
+		return RedactJSON(text, key, h)
+	}
+	return RedactString(text, key, h)
+}
+
+// RedactResult redacts an MCP tool result object (or any part of one): text
+// blocks, embedded resources' text and uri, resource links, structuredContent
+// and _meta. A text block holding JSON is itself JSON-escaped inside the
+// result, so its strings are redacted once more as JSON text.
+func RedactResult(raw, key string, h Held) (string, bool) {
+	if len(h) == 0 {
+		return raw, false
+	}
+	return rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) {
+		return RedactText(s, key, h)
+	})
+}
+
+// MaskedJSON is raw as a person or a parent agent may see it: every held
+// token replaced with its stand-in, and every string under a member named
+// key (a token argument, held or not) replaced with a stand-in of its own.
+func MaskedJSON(raw, key string, h Held) string {
+	under := false
+	out, _ := rawjson.MapStrings(raw, func(s string, isKey bool) (string, bool) {
+		if isKey {
+			under = s == key
+			return "", false
+		}
+		if under && s != "" {
+			if _, isStandIn := ParseStandIn(s); !isStandIn {
+				return StandIn(key, s), true
+			}
+		}
+		return RedactText(s, key, h)
+	})
+	return out
 }

@@ -47,12 +47,16 @@ func Validate(tok string) error {
 }
 
 // Mask shortens a token for logs and `token show`: enough to tell two tokens
-// apart, never enough to use one.
+// apart, never enough to use one. At most a quarter of the token and never
+// more than 8 characters are shown.
 func Mask(tok string) string {
-	if len(tok) <= 12 {
+	show := min(len(tok)/4, 8)
+	if show < 2 {
 		return strings.Repeat("*", len(tok))
 	}
-	return fmt.Sprintf("%s…%s (%d chars)", tok[:4], tok[len(tok)-4:], len(tok))
+	head := (show + 1) / 2
+	tail := show - head
+	return fmt.Sprintf("%s…%s (%d chars)", tok[:head], tok[len(tok)-tail:], len(tok))
 }
 
 // Source says where in a result a token was found.
@@ -70,130 +74,6 @@ type Result struct {
 	Meta       gjson.Result // the _meta object
 	Structured gjson.Result // the structuredContent object
 	Texts      []string     // text content blocks, in order
-}
-
-// Find looks for the token under key, in order: _meta, structuredContent,
-// then each text block. It returns the first non-empty string value found
-// (an empty one means the server sent no token); the caller validates it.
-func Find(r Result, key string) (string, Source, bool) {
-	path := gjson.Escape(key)
-	if v := r.Meta.Get(path); v.Type == gjson.String && v.Str != "" {
-		return v.Str, FromMeta, true
-	}
-	if v := r.Structured.Get(path); v.Type == gjson.String && v.Str != "" {
-		return v.Str, FromStructured, true
-	}
-	for _, t := range r.Texts {
-		if tok, ok := FindInText(t, key); ok {
-			return tok, FromText, true
-		}
-	}
-	return "", "", false
-}
-
-// untrustedOpen and untrustedClose are the wrapper Gemini CLI puts around MCP
-// text before the model (and the AfterTool hook) sees it.
-const (
-	untrustedOpen  = "<untrusted_context>"
-	untrustedClose = "</untrusted_context>"
-)
-
-// FindInText finds the token in a text block: either the whole text is a JSON
-// object with a string field key, or a line holds `key: value` (also
-// `key=value`, quoted or in bold). The key must stand as a word of its own, so
-// `received_session_token=…` does not count.
-func FindInText(text, key string) (string, bool) {
-	body := strings.TrimSpace(text)
-	if strings.HasPrefix(body, untrustedOpen) && strings.HasSuffix(body, untrustedClose) {
-		body = strings.TrimSpace(body[len(untrustedOpen) : len(body)-len(untrustedClose)])
-	}
-	if strings.HasPrefix(body, "{") && gjson.Valid(body) {
-		if v := gjson.Get(body, gjson.Escape(key)); v.Type == gjson.String && v.Str != "" {
-			return v.Str, true
-		}
-	}
-	// Jump from one occurrence of the key to the next (a large result has
-	// thousands of lines and few keys), and look at the line around it.
-	for from := 0; key != ""; {
-		i := strings.Index(body[from:], key)
-		if i < 0 {
-			break
-		}
-		i += from
-		lineStart := strings.LastIndexByte(body[:i], '\n') + 1
-		lineEnd := strings.IndexByte(body[i:], '\n')
-		if lineEnd < 0 {
-			lineEnd = len(body)
-		} else {
-			lineEnd += i
-		}
-		line := body[lineStart:lineEnd]
-		if _, start, end, ok := findKeyValue(line, key); ok {
-			return line[start:end], true
-		}
-		from = max(lineEnd, i+1) // a key holding '\n' must still move on
-	}
-	return "", false
-}
-
-// findKeyValue finds `key <sep> value` in line, where sep is ':' or '=',
-// optionally with quotes or markdown emphasis around the key and quotes around
-// the value. It returns where the key starts and where the value starts and
-// ends.
-func findKeyValue(line, key string) (keyAt, start, end int, ok bool) {
-	if key == "" {
-		return 0, 0, 0, false
-	}
-	from := 0
-	for {
-		i := strings.Index(line[from:], key)
-		if i < 0 {
-			return 0, 0, 0, false
-		}
-		i += from
-		from = i + len(key)
-		if i > 0 && isWordByte(line[i-1]) {
-			continue
-		}
-		j := i + len(key)
-		j = skipAny(line, j, "\"'*`")
-		j = skipAny(line, j, " \t")
-		if j >= len(line) || (line[j] != ':' && line[j] != '=') {
-			continue
-		}
-		j = skipAny(line, j+1, " \t")
-		quote := byte(0)
-		if j < len(line) && (line[j] == '"' || line[j] == '\'' || line[j] == '`') {
-			quote = line[j]
-			j++
-		}
-		k := j
-		for k < len(line) && line[k] > ' ' && line[k] != 0x7f && line[k] != quote {
-			k++
-		}
-		if quote == 0 {
-			// An unquoted value ends at trailing punctuation that is not part of
-			// a token in prose, e.g. "session_token: abc." or "(…: abc)".
-			for k > j && strings.IndexByte(",;.)]}", line[k-1]) >= 0 {
-				k--
-			}
-		}
-		if k == j {
-			continue
-		}
-		return i, j, k, true
-	}
-}
-
-func skipAny(s string, i int, set string) int {
-	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
-		i++
-	}
-	return i
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // ValidateKey checks an argument or result key name given by the user: it
@@ -214,8 +94,7 @@ func ValidateKey(key string) error {
 }
 
 // Carries reports whether the arguments already carry a value for any of the
-// keys. An absent key, null, an empty string or the redaction Placeholder
-// carries nothing. One pass over the arguments, however many keys.
+// keys. An absent key, null, an empty string or a stand-in carries nothing. One pass over the arguments, however many keys.
 func Carries(args gjson.Result, keys []string) bool {
 	carries := false
 	seen := make(map[string]bool, len(keys))
@@ -227,7 +106,8 @@ func Carries(args gjson.Result, keys []string) bool {
 		v := gjson.Parse(raw)
 		switch {
 		case v.Type == gjson.Null:
-		case v.Type == gjson.String && (strings.TrimSpace(v.Str) == "" || v.Str == Placeholder):
+		case v.Type == gjson.String && strings.TrimSpace(v.Str) == "":
+		case v.Type == gjson.String && isStandIn(v.Str):
 		default:
 			carries = true
 			return false
@@ -275,4 +155,9 @@ func Inject(args, key, tok string) ([]byte, error) {
 	out = append(out, ':')
 	out = rawjson.AppendString(out, tok)
 	return append(out, args[closing:]...), nil
+}
+
+func isStandIn(s string) bool {
+	_, ok := ParseStandIn(s)
+	return ok
 }

@@ -46,67 +46,13 @@ func TestMaskNeverShowsTheToken(t *testing.T) {
 	if m := Mask("short"); m != "*****" {
 		t.Errorf("Mask(short) = %q", m)
 	}
-}
-
-func TestFindInText(t *testing.T) {
-	cases := []struct {
-		name, text, want string
-		found            bool
-	}{
-		{"line", "step=one done\nsession_token: abc.def\nnext", "abc.def", true},
-		{"equals", "session_token=abc", "abc", true},
-		{"quoted", `session_token: "abc"`, "abc", true},
-		{"bold markdown", "**session_token**: `abc`", "abc", true},
-		{"trailing period", "Your session_token: abc.", "abc", true},
-		{"json object", `{"step":"one","session_token":"tok-9"}`, "tok-9", true},
-		{"json with spaces", "  {\"session_token\": \"tok-9\"}\n", "tok-9", true},
-		{"gemini wrapper", "<untrusted_context>\nsession_token: tok-2\n</untrusted_context>", "tok-2", true},
-		{"gemini wrapped json", "<untrusted_context>\n{\"session_token\":\"tok-3\"}\n</untrusted_context>", "tok-3", true},
-		{"prefixed key is another key", `received_session_token="INJECTED:none"; next token=tok-1`, "", false},
-		{"suffixed key is another key", "session_token_hint: x", "", false},
-		{"key without value", "session_token:", "", false},
-		{"key in prose", "the session_token is required", "", false},
-		{"second occurrence wins when first is not a key", "old_session_token=x session_token=y", "y", true},
-		{"no token", "hello", "", false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, ok := FindInText(c.text, "session_token")
-			if ok != c.found || got != c.want {
-				t.Errorf("FindInText(%q) = %q, %v; want %q, %v", c.text, got, ok, c.want, c.found)
-			}
-		})
-	}
-}
-
-func TestFindOrder(t *testing.T) {
-	r := Result{
-		Meta:       gjson.Parse(`{"session_token":"from-meta"}`),
-		Structured: gjson.Parse(`{"session_token":"from-structured"}`),
-		Texts:      []string{"session_token: from-text"},
-	}
-	for _, want := range []struct {
-		tok string
-		src Source
-	}{{"from-meta", FromMeta}, {"from-structured", FromStructured}, {"from-text", FromText}} {
-		tok, src, ok := Find(r, "session_token")
-		if !ok || tok != want.tok || src != want.src {
-			t.Fatalf("Find = %q %q %v, want %q %q", tok, src, ok, want.tok, want.src)
+	// At most a quarter of the token is shown, never more than 8 characters.
+	for _, tok := range []string{"abcdefghijklm", strings.Repeat("x1", 10), tok} {
+		m := Mask(tok)
+		visible := strings.Count(m, "") - 1 - strings.Count(m, "…") - len(fmt.Sprintf(" (%d chars)", len(tok)))
+		if visible > len(tok)/4 || visible > 8 {
+			t.Errorf("Mask(%q) = %q shows %d characters", tok, m, visible)
 		}
-		switch src {
-		case FromMeta:
-			r.Meta = gjson.Result{}
-		case FromStructured:
-			r.Structured = gjson.Result{}
-		}
-	}
-	// A non-string value under the key is not a token.
-	if _, _, ok := Find(Result{Meta: gjson.Parse(`{"session_token":123}`)}, "session_token"); ok {
-		t.Error("Find accepted a number as token")
-	}
-	// Custom keys with path characters are matched literally.
-	if tok, _, ok := Find(Result{Meta: gjson.Parse(`{"a.b":"x","a":{"b":"y"}}`)}, "a.b"); !ok || tok != "x" {
-		t.Errorf("Find with dotted key = %q %v", tok, ok)
 	}
 }
 
@@ -147,55 +93,16 @@ func TestCarries(t *testing.T) {
 		`{"session_token":null}`: false,
 		`{"session_token":""}`:   false,
 		`{"session_token":"  "}`: false,
-		`{"session_token":"` + Placeholder + `"}`: false,
-		`{"session_token":"abc"}`:                 true,
-		`{"checkpoint_handle":"h1"}`:              true,
-		`{"checkpoint_handle":{"id":1}}`:          true,
-		`{"nested":{"session_token":"abc"}}`:      false,
+		`{"session_token":"` + Placeholder + `"}`:                   false,
+		`{"session_token":"` + StandIn("session_token", "x") + `"}`: false,
+		`{"session_token":"abc"}`:                                   true,
+		`{"checkpoint_handle":"h1"}`:                                true,
+		`{"checkpoint_handle":{"id":1}}`:                            true,
+		`{"nested":{"session_token":"abc"}}`:                        false,
 	}
 	for args, want := range cases {
 		if got := Carries(gjson.Parse(args), keys); got != want {
 			t.Errorf("Carries(%s) = %v, want %v", args, got, want)
 		}
-	}
-}
-
-func TestRedactText(t *testing.T) {
-	tok := "eyJzaWQiOiJ4In0.abcdef0123456789"
-	cases := []struct{ name, in, want string }{
-		{"line dropped", "step one done\nsession_token: " + tok + "\nnext: two\n", "step one done\nnext: two\n"},
-		{"last line dropped", "done\nsession_token: " + tok, "done\n"},
-		{"in prose", "your token is " + tok + " keep it", "your token is " + Placeholder + " keep it"},
-		{"json key removed", `{"step":"one","session_token":"` + tok + `","n":2}`, `{"step":"one","n":2}`},
-		{"line with other words keeps them", "ok; session_token=" + tok + "; step=2", "ok; session_token=" + Placeholder + "; step=2"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, changed := RedactText(c.in, "session_token", tok)
-			if !changed || got != c.want {
-				t.Errorf("RedactText:\n got %q (changed=%v)\nwant %q", got, changed, c.want)
-			}
-			if strings.Contains(got, tok) {
-				t.Errorf("token survived: %q", got)
-			}
-		})
-	}
-	if got, changed := RedactText("nothing here", "session_token", tok); changed || got != "nothing here" {
-		t.Errorf("RedactText without token changed it: %q", got)
-	}
-}
-
-func TestRedactJSON(t *testing.T) {
-	tok := "tok-abc"
-	in := `{"session_token":"tok-abc","other":"x tok-abc y","keep":1.0}`
-	got, changed := RedactJSON([]byte(in), "session_token", tok)
-	if !changed || string(got) != `{"other":"x `+Placeholder+` y","keep":1.0}` {
-		t.Errorf("RedactJSON = %s, %v", got, changed)
-	}
-	// A token with a quote is not raw-replaced, but its key is still removed.
-	q := `a"b`
-	got, changed = RedactJSON([]byte(`{"session_token":"a\"b","x":1}`), "session_token", q)
-	if !changed || string(got) != `{"x":1}` {
-		t.Errorf("RedactJSON quote token = %s, %v", got, changed)
 	}
 }

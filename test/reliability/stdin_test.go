@@ -189,13 +189,16 @@ func hostileCorpus(t testing.TB) []input {
 		}
 		// An empty token is no token: nothing stored, nothing said.
 		add(cn+" empty token", c.post(t, "hostile-S", ""), anyEvent, cn)
-		edge := strings.Repeat("C", 16<<10)
+		edge := strings.Repeat("C7", 8<<10) // a token needs letters and digits
 		add(cn+" token of exactly 16 KiB", c.post(t, "hostile-S", edge), validPost, cn, edge)
 	}
-	// In text, a line ends the token; a token longer than 16 KiB is refused.
+	// In text, a JSON body's field longer than 16 KiB is refused with a
+	// warning (a text line that does not look like a token is a mention,
+	// ignored without one).
 	g := clientNamed(t, "gemini")
-	long := strings.Repeat("D", 16<<10+1)
-	add("gemini text token 16 KiB + 1", g.post(t, "hostile-S", long), tokenRefused, "gemini", long)
+	long := strings.Repeat("D7", 8<<10) + "D"
+	add("gemini text token 16 KiB + 1", set(t, g.post(t, "hostile-S", "x"), "tool_response.llmContent.0.text",
+		`<untrusted_context>{"session_token":"`+long+`"}</untrusted_context>`), tokenRefused, "gemini", long)
 	return in
 }
 
@@ -385,7 +388,7 @@ func checkStdinRun(in input, cmd, cl string, r result, before, after map[string]
 		if n := lines(r.stderr); n != 1 && (in.class == notEvent || own) {
 			bad("want exactly one stderr line on a refused input")
 		}
-		if in.class == tokenRefused && own && !strings.Contains(r.stderr, "refused the session_token") {
+		if in.class == tokenRefused && own && !strings.Contains(r.stderr, "does not look like a token") {
 			bad("want the token refused")
 		}
 		if len(changes) > 0 {

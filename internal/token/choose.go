@@ -1,0 +1,246 @@
+package token
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// DefaultMinLen is the shortest value taken for a token unless the user says
+// otherwise. Real session tokens are hundreds of characters; words that
+// follow "session_token:" in prose ("The", "resumed_session_token") are not.
+const DefaultMinLen = 20
+
+// ErrAmbiguous means a result carried two or more different token-shaped
+// values and nothing said which one is the token. Nothing is stored then:
+// guessing wrong hands the next call a token of somebody else's choosing.
+var ErrAmbiguous = errors.New("the result carries different token-shaped values")
+
+// Rules say what counts as a token in a result.
+type Rules struct {
+	Key     string         // the key the server returns the token under
+	MinLen  int            // shortest accepted value (0: DefaultMinLen)
+	Pattern *regexp.Regexp // when set, a token must match it whole
+}
+
+// LooksLikeToken reports whether v has a token's shape: one run of printable
+// ASCII without spaces, at least MinLen long, with both letters and digits,
+// and matching Pattern when one is set.
+func (r Rules) LooksLikeToken(v string) bool {
+	return r.check(v) == nil
+}
+
+func (r Rules) check(v string) error {
+	if err := Validate(v); err != nil {
+		return err
+	}
+	min := r.MinLen
+	if min <= 0 {
+		min = DefaultMinLen
+	}
+	if len(v) < min {
+		return fmt.Errorf("a %d-character value is shorter than --min-token-length %d", len(v), min)
+	}
+	letter, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		digit = digit || c >= '0' && c <= '9'
+	}
+	if !letter || !digit {
+		return errors.New("the value lacks letters or digits")
+	}
+	if r.Pattern != nil {
+		if loc := r.Pattern.FindStringIndex(v); loc == nil || loc[0] != 0 || loc[1] != len(v) {
+			return errors.New("the value does not match --token-pattern")
+		}
+	}
+	return nil
+}
+
+// CompilePattern compiles a --token-pattern; the whole token must match.
+func CompilePattern(expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	if _, err := regexp.Compile(expr); err != nil {
+		return nil, fmt.Errorf("--token-pattern: %w", err)
+	}
+	return regexp.Compile(`^(?:` + expr + `)$`)
+}
+
+// Choose picks the token from a result. In order of trust: _meta.<key> (the
+// server's own channel; when it holds a token, nothing else is asked), then
+// structuredContent.<key>, a top-level <key> field of a text block that is a
+// JSON object, and a text line that is nothing but `<key>: <value>`. A
+// mention inside a sentence, a code call or a quotation is never a
+// candidate, and a value only counts when it looks like a token. Two or more
+// different candidates give ErrAmbiguous. No candidate: "", "", nil.
+func Choose(r Result, rules Rules) (string, Source, error) {
+	key := rules.Key
+	path := gjson.Escape(key)
+	if v := r.Meta.Get(path); v.Exists() {
+		if v.Type != gjson.String || v.Str == "" {
+			return "", FromMeta, fmt.Errorf("_meta.%s is not a string; nothing stored", key)
+		}
+		if err := rules.check(v.Str); err != nil {
+			return "", FromMeta, fmt.Errorf("_meta.%s does not look like a token: %w; nothing stored", key, err)
+		}
+		return v.Str, FromMeta, nil
+	}
+	var (
+		tok      string
+		src      Source
+		distinct int
+		refused  error
+	)
+	// consider counts a candidate. A value that does not look like a token
+	// is a mention, not a candidate ("session_token: The current token");
+	// from a JSON field, where the server itself put it, it is worth a
+	// warning when nothing else is found.
+	consider := func(v string, from Source, field bool) {
+		if err := rules.check(v); err != nil {
+			if field && refused == nil {
+				refused = fmt.Errorf("the %s field in %s does not look like a token: %w; nothing stored", key, from, err)
+			}
+			return
+		}
+		switch {
+		case distinct == 0:
+			tok, src, distinct = v, from, 1
+		case v != tok:
+			distinct++
+		}
+	}
+	if v := r.Structured.Get(path); v.Type == gjson.String && v.Str != "" {
+		consider(v.Str, FromStructured, true)
+	}
+	for _, t := range r.Texts {
+		json, lines := textCandidates(t, key)
+		if json != "" {
+			consider(json, FromText, true)
+		}
+		for _, c := range lines {
+			consider(c, FromText, false)
+		}
+	}
+	switch {
+	case distinct > 1:
+		return "", "", fmt.Errorf("%w (%d different %s values); nothing stored", ErrAmbiguous, distinct, key)
+	case distinct == 1:
+		return tok, src, nil
+	}
+	return "", "", refused
+}
+
+// untrustedOpen and untrustedClose are the wrapper Gemini CLI puts around MCP
+// text before the model (and the AfterTool hook) sees it.
+const (
+	untrustedOpen  = "<untrusted_context>"
+	untrustedClose = "</untrusted_context>"
+)
+
+// textCandidates returns the values a text block offers for key: the key's
+// top-level string field when the whole block is a JSON object, else every
+// line that is nothing but `key: value` (or `key=value`), where only
+// whitespace and a list bullet may come before the key, the key may be
+// quoted or in markdown emphasis, the value may be quoted, and nothing may
+// follow it.
+func textCandidates(text, key string) (field string, lines []string) {
+	if key == "" {
+		return "", nil
+	}
+	body := strings.TrimSpace(text)
+	if strings.HasPrefix(body, untrustedOpen) && strings.HasSuffix(body, untrustedClose) {
+		body = strings.TrimSpace(body[len(untrustedOpen) : len(body)-len(untrustedClose)])
+	}
+	if strings.HasPrefix(body, "{") && gjson.Valid(body) {
+		if v := gjson.Get(body, gjson.Escape(key)); v.Type == gjson.String && v.Str != "" {
+			return v.Str, nil
+		}
+		return "", nil
+	}
+	// Jump from one occurrence of the key to the next (a large result has
+	// thousands of lines and few keys), and look at the line around it.
+	for from := 0; from < len(body); {
+		i := strings.Index(body[from:], key)
+		if i < 0 {
+			break
+		}
+		i += from
+		lineStart := strings.LastIndexByte(body[:i], '\n') + 1
+		lineEnd := strings.IndexByte(body[i:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(body)
+		} else {
+			lineEnd += i
+		}
+		if v, ok := keyLine(body[lineStart:lineEnd], key); ok {
+			lines = append(lines, v)
+		}
+		from = max(lineEnd, i+1) // a key holding '\n' must still move on
+	}
+	return "", lines
+}
+
+// keyLine reports whether line is nothing but `key: value` and returns the
+// value.
+func keyLine(line, key string) (string, bool) {
+	s := strings.TrimRight(line, " \t\r")
+	s = strings.TrimLeft(s, " \t")
+	// One list bullet: "-", "*", "+", "•" or "1." / "1)".
+	switch {
+	case strings.HasPrefix(s, "- "), strings.HasPrefix(s, "* "), strings.HasPrefix(s, "+ "):
+		s = strings.TrimLeft(s[2:], " \t")
+	case strings.HasPrefix(s, "• "):
+		s = strings.TrimLeft(s[len("• "):], " \t")
+	default:
+		j := 0
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j > 0 && j+1 < len(s) && (s[j] == '.' || s[j] == ')') && s[j+1] == ' ' {
+			s = strings.TrimLeft(s[j+2:], " \t")
+		}
+	}
+	// The key, possibly quoted or emphasized: "key", 'key', `key`, **key**.
+	open := strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune("\"'`*_", r) })
+	if open < 0 || !strings.HasPrefix(s[open:], key) {
+		return "", false
+	}
+	wrap := s[:open]
+	s = s[open+len(key):]
+	if !strings.HasPrefix(s, reverse(wrap)) {
+		// "**key:** value" puts the colon inside the emphasis.
+		if len(s) > 0 && (s[0] == ':' || s[0] == '=') && strings.HasPrefix(s[1:], reverse(wrap)) {
+			s = string(s[0]) + s[1+len(wrap):]
+		} else {
+			return "", false
+		}
+	} else {
+		s = s[len(wrap):]
+	}
+	s = strings.TrimLeft(s, " \t")
+	if s == "" || (s[0] != ':' && s[0] != '=') {
+		return "", false
+	}
+	s = strings.TrimLeft(s[1:], " \t")
+	if len(s) >= 2 && strings.IndexByte("\"'`", s[0]) >= 0 && s[len(s)-1] == s[0] {
+		s = s[1 : len(s)-1]
+	}
+	if s == "" || strings.ContainsAny(s, " \t") {
+		return "", false // a sentence, not a value
+	}
+	return s, true
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
