@@ -23,11 +23,14 @@ var namings = map[string]toolNaming{
 	// becomes '_'.
 	"claude-code": {prefix: func(s string) string { return "mcp__" + SanitizeName(s) + "__" }, alsoPluginForm: true},
 	// Codex 0.169.0 turns '-' into '_' too: a server "workflow-server" has
-	// tools mcp__workflow_server__<tool>.
+	// tools mcp__workflow_server__<tool>. Two servers that sanitize alike
+	// (wf-server, wf_server) both get "_<12 hex>" after the server part,
+	// which names neither: those tools are never matched (never guess).
 	"codex": {prefix: func(s string) string { return "mcp__" + sanitizeWord(s) + "__" }},
-	// mcp_<server>_<tool>. The hooks do not parse it: Gemini CLI sends the
-	// server's configured name in mcp_context.server_name.
-	"gemini": {prefix: func(s string) string { return "mcp_" + SanitizeName(s) + "_" }},
+	// mcp_<server>_<tool> with both verbatim (mcp_wf.v2_probe). The hooks
+	// do not parse it: Gemini CLI sends the configured name in
+	// mcp_context.server_name; the prefix is for install's matchers.
+	"gemini": {prefix: func(s string) string { return "mcp_" + s + "_" }},
 	// <server>_<tool>, sanitized as Claude Code does.
 	"opencode": {prefix: func(s string) string { return SanitizeName(s) + "_" }},
 	// Documented only: MCP:<server>:<tool> (and mcp__<server>__<tool>).

@@ -31,10 +31,11 @@ func (claudeCode) path(env Env, scope Scope) string {
 	return filepath.Join(dir, "settings.json")
 }
 
-// mcpMatcher matches the tools of one server in the mcp__<server>__<tool>
-// scheme of Claude Code and Codex.
-func mcpMatcher(server string) string {
-	return "^mcp__" + regexp.QuoteMeta(hooks.SanitizeName(server)) + "__"
+// toolMatcher matches the tools of one server as client spells them in
+// hook payloads (internal/hooks/names.go).
+func toolMatcher(client, server string) string {
+	p, _ := hooks.ToolPrefix(client, server)
+	return "^" + regexp.QuoteMeta(p)
 }
 
 func (claudeCode) entries(o Options) []hookEntry {
@@ -43,7 +44,7 @@ func (claudeCode) entries(o Options) []hookEntry {
 	if o.Hook.Redact {
 		capture = append(append([]string{}, opts...), "--redact")
 	}
-	m := mcpMatcher(o.Server)
+	m := toolMatcher("claude-code", o.Server)
 	out := []hookEntry{
 		{event: "PreToolUse", sub: "inject", matcher: m, command: commandFor(o, "claude-code", "inject", opts), timeout: claudeTimeout},
 		{event: "PostToolUse", sub: "capture", matcher: m, command: commandFor(o, "claude-code", "capture", capture), timeout: claudeTimeout},

@@ -34,7 +34,7 @@ func codexHome(env Env) string {
 
 func (codex) entries(o Options) []hookEntry {
 	opts := o.Hook.args()
-	m := mcpMatcher(o.Server)
+	m := toolMatcher("codex", o.Server)
 	return withApprove([]hookEntry{
 		{event: "PreToolUse", sub: "inject", matcher: m, command: commandFor(o, "codex", "inject", opts), timeout: claudeTimeout},
 		{event: "PostToolUse", sub: "capture", matcher: m, command: commandFor(o, "codex", "capture", opts), timeout: claudeTimeout},

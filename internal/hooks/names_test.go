@@ -1,0 +1,38 @@
+package hooks
+
+import "testing"
+
+// TestToolNameSpelling checks the spellings in names.go on the names the
+// real clients were seen to send (observed.json holds the full set; the e2e
+// helper's test checks every row of it).
+func TestToolNameSpelling(t *testing.T) {
+	cases := []struct {
+		client, toolName, server, tool string
+		ok                             bool
+	}{
+		{"codex", "mcp__workflow_server__next_step", "workflow-server", "next_step", true},
+		{"codex", "mcp__workflow-server__next_step", "workflow-server", "", false},
+		{"codex", "mcp__wf_v2__probe", "wf.v2", "probe", true},
+		{"codex", "mcp__wf_server_84756e964336__probe", "wf-server", "", false},
+		{"claude-code", "mcp__workflow-server__next_step", "workflow-server", "next_step", true},
+		{"claude-code", "mcp__wf_server__probe", "wf server", "probe", true},
+		{"claude-code", "mcp__plugin_p_wf__probe", "wf", "probe", true},
+		{"opencode", "wf-server_probe", "wf-server", "probe", true},
+		{"opencode", "wf_v2_probe", "wf.v2", "probe", true},
+		{"cursor", "MCP:wf:probe", "wf", "probe", true},
+		{"cursor", "mcp__wf__probe", "wf", "probe", true},
+		{"cursor", "MCP:probe", "wf", "", false},
+		{"codex", "mcp__wf__", "wf", "", false},
+		{"codex", "mcp__wf__x", "", "", false},
+		{"nope", "mcp__wf__x", "wf", "", false},
+	}
+	for _, c := range cases {
+		tool, ok := matchToolName(c.client, c.toolName, c.server)
+		if ok != c.ok || tool != c.tool {
+			t.Errorf("%s %q for server %q = %q %v, want %q %v", c.client, c.toolName, c.server, tool, ok, c.tool, c.ok)
+		}
+	}
+	if p, ok := ToolPrefix("gemini", "wf.v2"); !ok || p != "mcp_wf.v2_" {
+		t.Errorf("gemini prefix %q", p)
+	}
+}
