@@ -34,6 +34,7 @@ type approveFlags struct {
 	timeout   time.Duration
 	onTimeout string
 	chat      string
+	arg       string
 }
 
 func newApproveCmd(io *streams) *cobra.Command {
@@ -74,6 +75,7 @@ call proceeds under the client's own rules. Always exits 0, never 2.`)
 	fl.DurationVar(&f.timeout, "timeout", approvals.DefaultTimeout, "how long to wait for a decision")
 	fl.StringVar(&f.onTimeout, "on-timeout", "deny", "what an undecided call gets after --timeout: deny or allow")
 	fl.StringVar(&f.chat, "chat", "", "tag requests with this child chat (interceptor children sets INTERCEPTOR_CHAT)")
+	fl.StringVar(&f.arg, "arg", approvals.DefaultKey, "the token argument: the queue shows a stand-in for any value under it, and for any token held for the session")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runApprove(cmd, io, f)
 	}
@@ -237,6 +239,8 @@ func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks
 		Input:   input,
 		Origin:  fmt.Sprintf("approve hook pid %d", os.Getpid()),
 		Chat:    f.chat,
+		Tokens:  state.New(dir),
+		Key:     f.arg,
 	})
 	switch {
 	case err != nil:

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/mcpserver"
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
 
@@ -394,5 +397,71 @@ func TestDecidedByFacts(t *testing.T) {
 	}
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", os.Getppid())); err == nil && !strings.Contains(got.DecidedBy, exe+": ") {
 		t.Errorf("decided_by %q lacks the parent's executable %s", got.DecidedBy, exe)
+	}
+}
+
+// TestSupervisorNeverReadsTheToken: a call carrying the child's token (under
+// the token argument, and inside another string) is queued with stand-ins:
+// no view a supervisor reads holds the token. The call still runs with it,
+// and a supervisor's new input that names it by its stand-in gets it back.
+func TestSupervisorNeverReadsTheToken(t *testing.T) {
+	const session = "be0b78df-7440-44cb-9e65-7b68cd544fe4"
+	const older, tok = "OLDtok0123456789abcdefghijkl", "eyJzaWQiOiJhIn0.0123456789abcdef"
+	dir := filepath.Join(t.TempDir(), "state")
+	st := state.New(dir)
+	for _, tk := range []string{older, tok} {
+		if err := st.Put(state.Record{Token: tk, Server: "wf", Session: session, Client: "claude-code"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	payload := strings.Replace(string(fixtureFile(t, "claude-code.PreToolUse.text.json")), `"step": "one"`,
+		`"step": "one", "session_token": "`+tok+`", "url": "https://wf.example/next?t=`+older+`", "nested": {"session_token": "notheld-ABCdef0123456789"}`, 1)
+	standIn := token.StandIn("session_token", tok)
+
+	wait := startApprove(t, dir, []byte(payload), "--timeout", "30s")
+	id := pendingIDs(t, dir, 1)[0]
+	views := map[string]string{}
+	for _, args := range [][]string{{"list"}, {"list", "--json"}, {"show", id}} {
+		views[strings.Join(args, " ")], _ = cli(t, append(append([]string{"approvals"}, args...), "--state-dir", dir)...)
+	}
+	for _, tool := range mcpserver.SupervisorTools(approvals.New(dir), "") {
+		if tool.Name != "respond" {
+			res, _ := tool.Call(context.Background(), gjson.Parse(`{}`))
+			views["mcp "+tool.Name] = res.Text
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "approvals", id+".json"))
+	views["the record on disk"] = string(raw)
+	for name, v := range views {
+		for _, secret := range []string{tok, older, "notheld-ABCdef0123456789"} {
+			if strings.Contains(v, secret) {
+				t.Errorf("%s shows a token %s:\n%s", name, secret, v)
+			}
+		}
+	}
+	if !strings.Contains(views["show "+id], standIn) || !strings.Contains(views["show "+id], token.StandIn("session_token", older)) {
+		t.Errorf("show lacks the stand-ins: %s", views["show "+id])
+	}
+
+	// The supervisor copies the stand-in into new input: the call gets the token.
+	upd := `{"step":"two","session_token":"` + standIn + `"}`
+	if out, code := cli(t, "approvals", "allow", id, "--state-dir", dir, "--updated-input", upd); code != 0 {
+		t.Fatalf("allow: %s", out)
+	}
+	out, errs, _ := wait()
+	if got := gjson.Get(out, "hookSpecificOutput.updatedInput.session_token").Str; got != tok {
+		t.Fatalf("the call runs with %q, want the real token\nstdout %s\nstderr %s", got, out, errs)
+	}
+	if r, _ := approvals.New(dir).Get(id); strings.Contains(r.JSON(), tok) {
+		t.Errorf("the decided record holds the token: %s", r.JSON())
+	}
+
+	// A stand-in naming no token of this session is refused.
+	wait = startApprove(t, dir, []byte(payload), "--timeout", "30s")
+	id = pendingIDs(t, dir, 1)[0]
+	cli(t, "approvals", "allow", id, "--state-dir", dir, "--updated-input", `{"session_token":"`+token.StandIn("session_token", "someone-elses-token-123")+`"}`)
+	out, _, _ = wait()
+	if gjson.Get(out, "hookSpecificOutput.permissionDecision").Str != "deny" || !strings.Contains(out, "holds no token with handle") {
+		t.Fatalf("an unknown stand-in: %s", out)
 	}
 }

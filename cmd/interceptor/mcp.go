@@ -10,12 +10,13 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/mcpserver"
+	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/spf13/cobra"
 )
 
 func newMCPCmd(io *streams) *cobra.Command {
 	f := &approvalsFlags{}
-	var role, onTimeout, chat string
+	var role, onTimeout, chat, arg string
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "mcp --role child|supervisor",
@@ -42,7 +43,7 @@ and the child-session tools create, chat_async, poll, cancel and list
 			srv := &mcpserver.Server{Name: "interceptor-approvals", Version: versionString()}
 			switch role {
 			case "child":
-				o := mcpserver.ChildOptions{Timeout: timeout, Chat: chat}
+				o := mcpserver.ChildOptions{Timeout: timeout, Chat: chat, Tokens: state.New(q.StateDir), Key: arg}
 				switch onTimeout {
 				case "deny":
 				case "allow":
@@ -69,5 +70,6 @@ and the child-session tools create, chat_async, poll, cancel and list
 	cmd.Flags().DurationVar(&timeout, "timeout", approvals.DefaultTimeout, "child: how long permit waits for a decision")
 	cmd.Flags().StringVar(&onTimeout, "on-timeout", "deny", "child: what an undecided call gets after --timeout: deny or allow")
 	cmd.Flags().StringVar(&chat, "chat", "", "child: tag requests with this child chat (set by interceptor children)")
+	cmd.Flags().StringVar(&arg, "arg", approvals.DefaultKey, "child: the token argument; the queue shows a stand-in for any value under it and for any token held for the session")
 	return cmd
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
 // Policy is how a tool call is decided: by rule first, else by a supervisor
@@ -33,6 +36,13 @@ type Call struct {
 	// Chat is the child chat that asks (interceptor children), "" none;
 	// ToolUseID the client's id of the call, when it sends one.
 	Chat, ToolUseID string
+	// Tokens is the token store and Key the token argument (default
+	// DefaultKey): the record shows stand-ins for the session's tokens and
+	// for every value under Key, and a supervisor's new input naming a
+	// token by its stand-in gets it back (see Secrets). With Tokens nil
+	// only the values under Key are masked.
+	Tokens *state.Store
+	Key    string
 }
 
 // Answer is the decision on a Call.
@@ -44,8 +54,9 @@ type Answer struct {
 	Allow bool
 	// Message is the reason the model reads (a deny always has one).
 	Message string
-	// UpdatedInput is the supervisor's replacement arguments (allow only);
-	// "" keeps the call's own.
+	// UpdatedInput is the supervisor's replacement arguments (allow only),
+	// with the real token wherever the supervisor put a stand-in; "" keeps
+	// the call's own.
 	UpdatedInput string
 	// Why says how it was decided, for traces: a rule, or the request id
 	// and who decided it.
@@ -53,8 +64,9 @@ type Answer struct {
 }
 
 // Ask decides c under p: a Deny rule, an Allow rule, else a queued request
-// that waits for a supervisor until p.Timeout, when it expires and is
-// denied (or allowed with OnTimeoutAllow). When ctx ends first (the client
+// (its input masked: the supervisor never reads the child's tokens) that
+// waits for a supervisor until p.Timeout, when it expires and is denied (or
+// allowed with OnTimeoutAllow). When ctx ends first (the client
 // cancelled the call) the request expires and the call is denied. An error
 // means no decision could be had: the caller fails closed.
 func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
@@ -74,8 +86,9 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
 			return Answer{Allow: true, Why: "rule --allow " + re.String()}, nil
 		}
 	}
+	secrets := LoadSecrets(c.Tokens, c.Session, c.Key)
 	req, err := s.Enqueue(Request{
-		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: c.Input,
+		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: secrets.mask(c.Input),
 		Deadline: time.Now().Add(p.Timeout), Origin: c.Origin,
 		Chat: c.Chat, ToolUseID: c.ToolUseID,
 	})
@@ -100,7 +113,16 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
 	}
 	switch got.Status {
 	case Allowed:
-		return Answer{Allow: true, Message: got.Message, UpdatedInput: got.Updated, Why: "request " + got.ID + " allowed by " + got.DecidedBy}, nil
+		upd := got.Updated
+		if upd != "" {
+			// The supervisor saw stand-ins; the call runs with the tokens.
+			var err error
+			if upd, _, err = token.ResolveStandIns(upd, secrets.Held); err != nil {
+				return Answer{Message: fmt.Sprintf("the supervisor allowed request %s with new input, but %v; denied", got.ID, err),
+					Why: "request " + got.ID + " allowed by " + got.DecidedBy + " with an unknown stand-in, denied"}, nil
+			}
+		}
+		return Answer{Allow: true, Message: got.Message, UpdatedInput: upd, Why: "request " + got.ID + " allowed by " + got.DecidedBy}, nil
 	case Denied:
 		msg := got.Message
 		if msg == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -20,6 +21,10 @@ type ChildOptions struct {
 	OnTimeoutAllow bool          // allow instead of deny when nobody decides
 	Session        string        // recorded as the requests' session
 	Chat           string        // recorded as the requests' child chat (interceptor children)
+	// Tokens and Key: the records show stand-ins for the session's tokens
+	// and for values under Key (see approvals.Call).
+	Tokens *state.Store
+	Key    string
 }
 
 // ChildTools are the tools of `interceptor mcp --role child`: only permit,
@@ -68,7 +73,7 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 	}
 	a, err := q.Ask(ctx, approvals.Policy{Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow},
 		approvals.Call{Client: "claude-code", Session: session, Tool: name.Str, Input: raw, Origin: origin,
-			Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str})
+			Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str, Tokens: o.Tokens, Key: o.Key})
 	if err != nil {
 		return deny("interceptor permit failed, so the call is denied: " + err.Error())
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
 
@@ -222,6 +224,42 @@ func TestSupervisorViewsShowControlsVisibly(t *testing.T) {
 		}
 		if strings.ContainsAny(res.Text, "\x1b\u009b\u202e\u0085\x7f\u2066") {
 			t.Errorf("%s returns raw control characters: %q", tool.Name, res.Text)
+		}
+	}
+}
+
+// TestPermitKeepsTheTokenFromTheSupervisor: on the permit route Claude Code
+// has already injected the token; the supervisor sees a stand-in, and the
+// call runs with the token (as sent, or where new input names it).
+func TestPermitKeepsTheTokenFromTheSupervisor(t *testing.T) {
+	q := queue(t)
+	const tok = "eyJzaWQiOiJhIn0.0123456789abcdef"
+	st := state.New(q.StateDir)
+	if err := st.Put(state.Record{Token: tok, Server: "wf", Session: "S", Client: "claude-code"}); err != nil {
+		t.Fatal(err)
+	}
+	o := ChildOptions{Timeout: 10 * time.Second, Session: "S", Tokens: st}
+	args := gjson.Parse(`{"tool_name":"mcp__wf__next_step","input":{"step":"one","session_token":"` + tok + `"}}`)
+	for _, c := range []struct{ updated, want string }{
+		{"", `{"behavior":"allow","updatedInput":{"step":"one","session_token":"` + tok + `"}}`},
+		{`{"step":"two","session_token":"` + token.StandIn("session_token", tok) + `"}`, `{"behavior":"allow","updatedInput":{"step":"two","session_token":"` + tok + `"}}`},
+	} {
+		got := make(chan string, 1)
+		go func() { got <- Permit(context.Background(), q, o, args) }()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		rs, err := q.WaitPending(ctx)
+		cancel()
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("pending: %v %v", rs, err)
+		}
+		if strings.Contains(rs[0].JSON(), tok) || !strings.Contains(rs[0].Input, token.StandIn("session_token", tok)) {
+			t.Fatalf("the supervisor reads %s", rs[0].JSON())
+		}
+		if _, err := q.Decide(rs[0].ID, approvals.Decision{Allow: true, UpdatedInput: c.updated, By: "t"}); err != nil {
+			t.Fatal(err)
+		}
+		if g := <-got; g != c.want {
+			t.Errorf("permit: got %s\nwant %s", g, c.want)
 		}
 	}
 }
