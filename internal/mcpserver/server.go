@@ -17,6 +17,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -126,6 +127,19 @@ func trimSpace(b []byte) []byte {
 }
 
 func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, inflight *sync.Map) {
+	// gjson recurses per level: a line nested millions deep would overflow
+	// the stack, which recover cannot catch. Head reads the id without
+	// recursing, so the sender still gets its error.
+	if rawjson.DepthExceeds(line, rawjson.MaxDepth) {
+		var h rawjson.Head
+		h.Write(line)
+		id := h.ID
+		if id == "" {
+			id = "null"
+		}
+		s.replyError(id, codeParse, fmt.Sprintf("parse error: message nested deeper than %d levels", rawjson.MaxDepth))
+		return
+	}
 	if !gjson.ValidBytes(line) {
 		s.replyError("null", codeParse, "parse error: not valid JSON")
 		return
