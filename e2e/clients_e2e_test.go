@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/interceptor-dev/interceptor/e2e/fakemodel"
+	"github.com/interceptor-dev/interceptor/e2e/internal/verify"
+	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 )
 
 func mustJSON(v any) string {
@@ -29,7 +33,7 @@ func (sc *scenario) install(client string, env []string, args ...string) {
 	if sc.viaProxy {
 		return // a proxy scenario has no hooks
 	}
-	argv := append([]string{"install", client, "--server", "wf", "--bin", sc.hook}, args...)
+	argv := append([]string{"install", client, "--server", sc.serverName(wfserver.RoleWF), "--bin", sc.hook}, args...)
 	if sc.c.redact {
 		argv = append(argv, "--redact")
 	}
@@ -49,7 +53,7 @@ var claudeCode = &client{
 		servers := map[string]any{}
 		for _, role := range []string{"wf", "other"} {
 			cmd, args := sc.serverCommand(role)
-			servers[role] = map[string]any{"type": "stdio", "command": cmd, "args": args}
+			servers[sc.serverName(role)] = map[string]any{"type": "stdio", "command": cmd, "args": args}
 		}
 		sc.write(sc.path("mcp.json"), mustJSON(map[string]any{"mcpServers": servers}))
 		sc.install("claude-code", nil) // ~/.claude/settings.json under the scenario's HOME
@@ -57,7 +61,7 @@ var claudeCode = &client{
 	command: func(sc *scenario) ([]string, []string, string) {
 		return []string{clientBin("claude"), "-p", "--output-format", "stream-json", "--verbose",
 				"--mcp-config", sc.path("mcp.json"), "--strict-mcp-config",
-				"--allowedTools", "mcp__wf__*", "mcp__other__*"},
+				"--allowedTools", "mcp__" + sc.serverName(wfserver.RoleWF) + "__*", "mcp__other__*"},
 			claudeEnv(sc), prompt + "\n"
 	},
 }
@@ -107,7 +111,7 @@ var codex = &client{
 		toml := codexConfigHead(sc)
 		for _, role := range []string{"wf", "other"} {
 			cmd, argv := sc.serverCommand(role)
-			toml += codexServer(role, cmd, argv)
+			toml += codexServer(sc.serverName(role), cmd, argv)
 		}
 		sc.write(filepath.Join(home, "config.toml"), toml)
 		sc.install("codex", []string{"CODEX_HOME=" + home}) // $CODEX_HOME/hooks.json
@@ -127,7 +131,7 @@ var gemini = &client{
 		servers := map[string]any{}
 		for _, role := range []string{"wf", "other"} {
 			cmd, args := sc.serverCommand(role)
-			servers[role] = map[string]any{"command": cmd, "args": args, "trust": true}
+			servers[sc.serverName(role)] = map[string]any{"command": cmd, "args": args, "trust": true}
 		}
 		sc.write(filepath.Join(sc.home, ".gemini", "settings.json"), geminiSettings(servers, nil))
 		// Merged into the settings above, which must survive.
@@ -151,7 +155,7 @@ var opencode = &client{
 		mcp := map[string]any{}
 		for _, role := range []string{"wf", "other"} {
 			cmd, args := sc.serverCommand(role)
-			mcp[role] = map[string]any{"type": "local", "command": append([]string{cmd}, args...), "enabled": true}
+			mcp[sc.serverName(role)] = map[string]any{"type": "local", "command": append([]string{cmd}, args...), "enabled": true}
 		}
 		sc.write(filepath.Join(sc.proj, "opencode.json"), opencodeConfig(sc, mcp))
 	},
@@ -208,6 +212,31 @@ func runClientScenarios(t *testing.T, c *client) {
 		t.Run("single_structured", func(t *testing.T) { runScenario(t, c, 1, true) })
 	}
 	t.Run("concurrent", func(t *testing.T) { runScenario(t, c, 2, false) })
+	t.Run("awkward_nested", func(t *testing.T) { runAwkwardScenario(t, c, false) })
+}
+
+// awkwardServer is the wf server's name in the awkward scenarios: with a
+// '-', which Codex spells '_' in tool names.
+const awkwardServer = "wf-server"
+
+// runAwkwardScenario runs one session of issue 11's conversation
+// (fakemodel.NestedScript) against the awkward wf server (wfserver
+// Config.Awkward) named wf-server, through the hooks or the proxy: prose,
+// code and a stranger's token mentioning session_token before the real
+// line, TOON and JSON bodies, a _meta-only token, a checkpoint tool taking
+// checkpoint_handle and the token, and a nested session whose parent the
+// server verifies, the model handing back the stand-ins it read. Checks:
+// every call accepted (verify.Nested), and where results are redacted no
+// token, current or older, in any model request.
+func runAwkwardScenario(t *testing.T, c *client, viaProxy bool) {
+	sc := &scenario{t: t, c: c, sessions: 1, viaProxy: viaProxy, wfName: awkwardServer, awkward: true,
+		script:      fakemodel.NestedScript{WFServer: awkwardServer, OtherServer: wfserver.RoleOther, EchoText: "hello from the e2e model"},
+		toolCalls:   fakemodel.NestedToolCalls,
+		checkServer: func(recs []wfserver.Record) []string { return verify.Nested(recs, 1) }}
+	if !viaProxy {
+		sc.hook = hookBin(t)
+	}
+	runScenarioWith(t, sc)
 }
 
 func TestClaudeCode(t *testing.T) { runClientScenarios(t, claudeCode) }

@@ -65,6 +65,15 @@ type scenario struct {
 	checkServer func(recs []wfserver.Record) []string
 	// extraCheck, if set, runs at the end of check.
 	extraCheck func()
+	// wfName is the name the client configures the wf server under
+	// (default "wf").
+	wfName string
+	// awkward runs the wf server with --awkward (answers shaped like a
+	// real workflow server's); script, if set, replaces the fake model's
+	// default script, and toolCalls is then its number of tool calls.
+	awkward   bool
+	script    fakemodel.Script
+	toolCalls int
 
 	dir, home, proj, stateDir, serverLog, recordDir, debugLog string
 	model                                                     *fakemodel.Server
@@ -93,11 +102,30 @@ func (sc *scenario) write(path, content string) {
 	}
 }
 
+// serverName is the name the client configures the server of role under.
+func (sc *scenario) serverName(role string) string {
+	if role == wfserver.RoleWF && sc.wfName != "" {
+		return sc.wfName
+	}
+	return role
+}
+
+// calls is the number of tool calls of the scenario's script.
+func (sc *scenario) calls() int {
+	if sc.script != nil {
+		return sc.toolCalls
+	}
+	return fakemodel.ToolCalls
+}
+
 // serverArgs are the token server's arguments for role (wf or other).
 func (sc *scenario) serverArgs(role string) []string {
-	args := []string{"--role", role, "--log", sc.serverLog}
+	args := []string{"--role", role, "--name", sc.serverName(role), "--log", sc.serverLog}
 	if sc.structured {
 		args = append(args, "--structured")
+	}
+	if sc.awkward && role == wfserver.RoleWF {
+		args = append(args, "--awkward")
 	}
 	if sc.c.tokenOptional && !sc.viaProxy {
 		args = append(args, "--token-optional")
@@ -114,7 +142,7 @@ func (sc *scenario) serverCommand(role string) (string, []string) {
 	if sc.viaProxy && role == wfserver.RoleWF && os.Getenv("E2E_PROXY_BYPASS") != "" {
 		sc.t.Logf("E2E_PROXY_BYPASS: the client launches the wf server directly, without the proxy")
 	} else if sc.viaProxy && role == wfserver.RoleWF {
-		return bins.interceptor, append([]string{"proxy", "--server-name", role, "--", bins.tokenServer}, sc.serverArgs(role)...)
+		return bins.interceptor, append([]string{"proxy", "--server-name", sc.serverName(role), "--", bins.tokenServer}, sc.serverArgs(role)...)
 	}
 	return bins.tokenServer, sc.serverArgs(role)
 }
@@ -197,7 +225,7 @@ func runScenarioWith(t *testing.T, sc *scenario) {
 		// finished start_session, so their hooks interleave.
 		sc.barrier = &fakemodel.Barrier{AtResults: 1, Parties: sessions, Timeout: 150 * time.Second}
 	}
-	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Barrier: sc.barrier})
+	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Barrier: sc.barrier, WFServer: sc.serverName(wfserver.RoleWF), Script: sc.script})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -340,8 +368,11 @@ func (sc *scenario) checkModelRequests(tokens []string) {
 	reqs := sc.model.Requests()
 	scripted := 0
 	leaky := 0
+	// Clients replay the conversation: report each place a token sits only
+	// in the first request showing it there.
+	reported := map[string]bool{}
 	for _, r := range reqs {
-		if r.Main && r.ToolResults >= fakemodel.ToolCalls {
+		if r.Main && r.ToolResults >= sc.calls() {
 			scripted++ // a request made after every tool call returned
 		}
 		leaks := verify.FindLeaks(r.Body, tokens)
@@ -354,10 +385,21 @@ func (sc *scenario) checkModelRequests(tokens []string) {
 		}
 		for _, l := range leaks {
 			c, _ := wfserver.Parse(l.Token)
-			where := "in the raw body"
-			if len(l.Paths) > 0 {
-				where = "at " + strings.Join(l.Paths, ", ")
+			var fresh []string
+			for _, p := range l.Paths {
+				if !reported[l.Token+" "+p] {
+					reported[l.Token+" "+p] = true
+					fresh = append(fresh, p)
+				}
 			}
+			where := "at " + strings.Join(fresh, ", ")
+			switch {
+			case len(l.Paths) == 0 && !reported[l.Token]:
+				where = "in the raw body"
+			case len(fresh) == 0:
+				continue
+			}
+			reported[l.Token] = true
 			t.Errorf("model request #%d (%s %s, %d tool results so far) contains the token of session %s seq %d %s",
 				r.Seq, r.API, r.Path, r.ToolResults, c.SID, c.Seq, where)
 		}

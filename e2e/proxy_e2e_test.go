@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/e2e/fakemodel"
 	"github.com/interceptor-dev/interceptor/e2e/internal/verify"
+	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 )
 
 // The proxy scenarios run each client with no hooks at all: its MCP config
@@ -20,13 +22,18 @@ import (
 // tokens, no model request contains a token) plus checkProxy: no tool schema
 // the model is offered for the wf tools declares session_token.
 
-// wfTool matches the wf server's tools as each client names them for the
-// model (mcp__wf__next_step, mcp_wf_next_step, wf_next_step).
-var (
-	wfTool    = regexp.MustCompile(`(^|_)wf_+(start_session|next_step)$`)
-	wfNext    = regexp.MustCompile(`(^|_)wf_+next_step$`)
-	otherEcho = regexp.MustCompile(`(^|_)other_+echo$`)
-)
+// otherEcho matches the other server's echo tool as each client names it
+// for the model (mcp__other__echo, mcp_other_echo, other_echo).
+var otherEcho = regexp.MustCompile(`(^|_)other_+echo$`)
+
+// wfTools matches the wf server's tools as each client names them for the
+// model (mcp__wf__next_step, mcp_wf_next_step, wf_next_step; wf-server may
+// be spelled wf_server), and wfNext its next_step.
+func (sc *scenario) wfTools() (wfTool, wfNext *regexp.Regexp) {
+	prefix := `(^|_)` + fakemodel.ServerPattern(sc.serverName(wfserver.RoleWF)) + `_+`
+	return regexp.MustCompile(prefix + `(start_session|next_step|get_status|save_checkpoint|resume_checkpoint)$`),
+		regexp.MustCompile(prefix + `next_step$`)
+}
 
 // checkProxy checks the tool definitions of every model request: the wf
 // tools' schemas must not declare session_token (the proxy removed it from
@@ -35,6 +42,7 @@ var (
 func (sc *scenario) checkProxy() {
 	t := sc.t
 	const arg = "session_token"
+	wfTool, wfNext := sc.wfTools()
 	offered, otherSeen, declared := 0, 0, 0
 	for _, r := range sc.model.Requests() {
 		sawNext := false
@@ -90,6 +98,7 @@ func runProxyScenarios(t *testing.T, c *client) {
 	t.Run("single", func(t *testing.T) { run(t, 1, false) })
 	t.Run("single_structured", func(t *testing.T) { run(t, 1, true) })
 	t.Run("concurrent", func(t *testing.T) { run(t, 2, false) })
+	t.Run("awkward_nested", func(t *testing.T) { runAwkwardScenario(t, c, true) })
 }
 
 func TestProxyClaudeCode(t *testing.T) { runProxyScenarios(t, claudeCode) }

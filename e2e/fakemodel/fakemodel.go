@@ -180,8 +180,23 @@ func (a Action) String() string {
 	return fmt.Sprintf("text %q", a.Text)
 }
 
+// ServerPattern is a regexp matching server's name as the clients spell it
+// in tool names: each character other than a letter or digit may have been
+// replaced (Codex turns wf-server into wf_server).
+func ServerPattern(server string) string {
+	var b strings.Builder
+	for _, r := range server {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteString(`[^A-Za-z0-9]`)
+		}
+	}
+	return b.String()
+}
+
 func findTool(tools []Tool, server, name string) (Tool, bool) {
-	re := regexp.MustCompile(`(^|_)` + regexp.QuoteMeta(server) + `_+` + regexp.QuoteMeta(name) + `$`)
+	re := regexp.MustCompile(`(^|_)` + ServerPattern(server) + `_+` + regexp.QuoteMeta(name) + `$`)
 	for _, t := range tools {
 		full := t.Name
 		if t.Namespace != "" {

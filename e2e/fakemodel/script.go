@@ -33,6 +33,12 @@ func resultText(raw json.RawMessage) string {
 	walk = func(v any) {
 		switch x := v.(type) {
 		case string:
+			// Some clients pass a result on as the JSON of its content blocks.
+			var inner any
+			if t := strings.TrimSpace(x); (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) && json.Unmarshal([]byte(t), &inner) == nil {
+				walk(inner)
+				return
+			}
 			lines = append(lines, x)
 		case []any:
 			for _, e := range x {

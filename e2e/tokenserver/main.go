@@ -12,7 +12,7 @@
 //
 // Every flag can also be set with an environment variable: TOKENSERVER_ROLE,
 // TOKENSERVER_LOG, TOKENSERVER_STRUCTURED (1/true), TOKENSERVER_TOKEN_OPTIONAL
-// (1/true), TOKENSERVER_SECRET.
+// (1/true), TOKENSERVER_AWKWARD (1/true), TOKENSERVER_SECRET.
 package main
 
 import (
@@ -35,11 +35,12 @@ func main() {
 	logPath := flag.String("log", os.Getenv("TOKENSERVER_LOG"), "JSON-lines call log (appended)")
 	structured := flag.Bool("structured", envBool("TOKENSERVER_STRUCTURED"), "also return structuredContent {session_token, ...}")
 	optional := flag.Bool("token-optional", envBool("TOKENSERVER_TOKEN_OPTIONAL"), "leave session_token out of next_step's required schema list (still rejected at run time)")
+	awkward := flag.Bool("awkward", envBool("TOKENSERVER_AWKWARD"), "answer like a real workflow server: prose and code mentioning session_token before the real line, TOON and JSON bodies, _meta-only tokens, checkpoints, nested sessions")
 	secret := flag.String("secret", os.Getenv("TOKENSERVER_SECRET"), "HMAC secret (default: a fixed test secret)")
 	flag.Parse()
 
 	s, err := wfserver.New(wfserver.Config{Role: *role, LogPath: *logPath, Structured: *structured, TokenOptional: *optional, Secret: []byte(*secret),
-		Name: *name, Tools: splitList(*tools)})
+		Name: *name, Tools: splitList(*tools), Awkward: *awkward})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tokenserver:", err)
 		os.Exit(2)

@@ -95,16 +95,7 @@ func Sessions(recs []wfserver.Record, n int) []string {
 		case r.Server == wfserver.RoleWF && r.Tool == "next_step":
 			step, _ := r.Args["step"].(string)
 			if r.Verdict != wfserver.VerdictOK {
-				hint := ""
-				switch r.Verdict {
-				case wfserver.VerdictMissing:
-					hint = ": the pre-tool hook did not inject a token"
-				case wfserver.VerdictStale:
-					hint = ": the hook injected an old token of this session (capture missed the newest?)"
-				case wfserver.VerdictForeign:
-					hint = ": the hook injected another session's token (cross-talk)"
-				}
-				bad("next_step(step=%q) on instance %s: verdict %s: %s%s", step, r.Instance, r.Verdict, r.Reason, hint)
+				bad("next_step(step=%q) on instance %s: verdict %s: %s%s", step, r.Instance, r.Verdict, r.Reason, hint(r.Verdict))
 				continue
 			}
 			sid := r.ReceivedSID
@@ -118,16 +109,7 @@ func Sessions(recs []wfserver.Record, n int) []string {
 			stepsOf[sid] = append(stepsOf[sid], step)
 		case r.Server == wfserver.RoleOther:
 			echoes++
-			if r.HasToken {
-				bad("%s.%s received a session_token argument (%s): a token went to another server's tool", r.Server, r.Tool, short(r.ReceivedToken))
-			}
-			b, _ := json.Marshal(r.Args)
-			for _, tok := range issued {
-				if containsToken(b, tok) {
-					bad("%s.%s arguments contain a workflow token: %s", r.Server, r.Tool, short(tok))
-					break
-				}
-			}
+			probs = append(probs, otherServer(r, issued)...)
 		}
 	}
 	if len(sids) != n {
@@ -141,6 +123,41 @@ func Sessions(recs []wfserver.Record, n int) []string {
 	}
 	if echoes != n {
 		bad("want %d calls of the other server's echo tool, the log shows %d (did the client run the scripted turns?)", n, echoes)
+	}
+	return probs
+}
+
+// hint says what a verdict of a call that should have carried the token
+// means for the hooks or the proxy.
+func hint(verdict string) string {
+	switch verdict {
+	case wfserver.VerdictMissing:
+		return ": no token was injected"
+	case wfserver.VerdictStale:
+		return ": an old token of this session was injected (capture missed the newest?)"
+	case wfserver.VerdictForeign:
+		return ": another session's token was injected (cross-talk)"
+	case wfserver.VerdictMalformed:
+		return ": what reached the server is not a token (a stand-in not resolved, or a word captured as the token?)"
+	case wfserver.VerdictForged:
+		return ": what reached the server is not a token this server signed (a stranger's token captured?)"
+	}
+	return ""
+}
+
+// otherServer checks a call of the other server's tool: it must never see
+// a session_token argument or any workflow token.
+func otherServer(r wfserver.Record, issued []string) []string {
+	var probs []string
+	if r.HasToken {
+		probs = append(probs, fmt.Sprintf("%s.%s received a session_token argument (%s): a token went to another server's tool", r.Server, r.Tool, short(r.ReceivedToken)))
+	}
+	b, _ := json.Marshal(r.Args)
+	for _, tok := range issued {
+		if containsToken(b, tok) {
+			probs = append(probs, fmt.Sprintf("%s.%s arguments contain a workflow token: %s", r.Server, r.Tool, short(tok)))
+			break
+		}
 	}
 	return probs
 }

@@ -22,8 +22,13 @@ type world struct {
 func newWorld(t *testing.T) *world { return &world{t, filepath.Join(t.TempDir(), "log.jsonl")} }
 
 func (w *world) server(role string) *mcp.ClientSession {
+	return w.serverWith(wfserver.Config{Role: role})
+}
+
+func (w *world) serverWith(cfg wfserver.Config) *mcp.ClientSession {
 	w.t.Helper()
-	s, err := wfserver.New(wfserver.Config{Role: role, LogPath: w.log})
+	cfg.LogPath = w.log
+	s, err := wfserver.New(cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -47,6 +47,11 @@ type Config struct {
 	Name string
 	// Tools are the probe role's tool names.
 	Tools []string
+	// Awkward makes the workflow server answer like real ones do (see
+	// awkward.go): prose, code and quoted text mentioning session_token
+	// before the real line, TOON and JSON bodies, echoes of older tokens, a
+	// tool whose token is only in _meta, checkpoints, nested sessions.
+	Awkward bool
 }
 
 // Record is one line of the log.
@@ -71,6 +76,15 @@ type Record struct {
 	IssuedSeq     int    `json:"issued_seq,omitempty"`
 	Structured    bool   `json:"structured,omitempty"`
 	TokenOptional bool   `json:"token_optional,omitempty"`
+	Awkward       bool   `json:"awkward,omitempty"`
+	// ParentSID is the session a start_session's verified
+	// parent_session_token belongs to.
+	ParentSID string `json:"parent_sid,omitempty"`
+	// Workflow is the workflow of the session a call started or used.
+	Workflow string `json:"workflow,omitempty"`
+	// Handle is the checkpoint handle save_checkpoint issued or
+	// resume_checkpoint accepted.
+	Handle string `json:"checkpoint_handle,omitempty"`
 }
 
 // ReadLog parses a log file written by servers (missing file: no records).
@@ -97,8 +111,10 @@ func ReadLog(path string) ([]Record, error) {
 }
 
 type session struct {
-	latest string
-	seq    int
+	latest   string
+	seq      int
+	workflow string
+	parent   string // sid of the parent session, if any
 }
 
 // Server is one running instance.
@@ -107,6 +123,7 @@ type Server struct {
 	instance string
 	mu       sync.Mutex
 	sessions map[string]*session
+	handles  map[string]string // checkpoint handle -> sid
 	logMu    sync.Mutex
 	logf     *os.File
 }
@@ -125,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Workflow == "" {
 		cfg.Workflow = "release-review"
 	}
-	s := &Server{cfg: cfg, instance: randHex(4), sessions: map[string]*session{}}
+	s := &Server{cfg: cfg, instance: randHex(4), sessions: map[string]*session{}, handles: map[string]string{}}
 	if cfg.LogPath != "" {
 		f, err := os.OpenFile(cfg.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -133,7 +150,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.logf = f
 	}
-	s.log(Record{Event: "start", Structured: cfg.Structured, TokenOptional: cfg.TokenOptional})
+	s.log(Record{Event: "start", Structured: cfg.Structured, TokenOptional: cfg.TokenOptional, Awkward: cfg.Awkward})
 	return s, nil
 }
 
@@ -174,20 +191,24 @@ func (s *Server) MCPServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "e2e-" + s.cfg.Role, Version: "1.0.0"}, nil)
 	switch s.cfg.Role {
 	case RoleWF:
-		required := `["step","session_token"]`
-		if s.cfg.TokenOptional {
-			required = `["step"]`
+		startProps := `"resume_token":{"type":"string","description":"A saved session_token to resume."}`
+		if s.cfg.Awkward {
+			startProps += `,"workflow_id":{"type":"string","description":"The workflow to run."},` +
+				`"parent_session_token":{"type":"string","description":"The session_token of the orchestrating session, for a nested workflow."}`
 		}
 		srv.AddTool(&mcp.Tool{
 			Name:        "start_session",
 			Description: "Start a workflow session. Returns a session_token that every later call needs.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"resume_token":{"type":"string","description":"A saved session_token to resume."}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` + startProps + `}}`),
 		}, s.startSession)
 		srv.AddTool(&mcp.Tool{
 			Name:        "next_step",
 			Description: "Advance the workflow by one step. Requires the latest session_token.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"step":{"type":"string","description":"Name of the step."},"session_token":{"type":"string","description":"The latest session_token."}},"required":` + required + `}`),
+			InputSchema: s.tokenSchema(`"step":{"type":"string","description":"Name of the step."}`, "step"),
 		}, s.nextStep)
+		if s.cfg.Awkward {
+			s.addAwkwardTools(srv)
+		}
 	case RoleOther:
 		srv.AddTool(&mcp.Tool{
 			Name:        "echo",
@@ -200,6 +221,21 @@ func (s *Server) MCPServer() *mcp.Server {
 	return srv
 }
 
+// tokenSchema is the input schema of a tool taking session_token besides
+// props (JSON members), with required listing session_token (unless
+// TokenOptional) and the names in required.
+func (s *Server) tokenSchema(props string, required ...string) json.RawMessage {
+	if !s.cfg.TokenOptional {
+		required = append(required, "session_token")
+	}
+	if props != "" {
+		props += ","
+	}
+	req, _ := json.Marshal(append([]string{}, required...))
+	return json.RawMessage(`{"type":"object","properties":{` + props +
+		`"session_token":{"type":"string","description":"The latest session_token."}},"required":` + string(req) + `}`)
+}
+
 func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	args := map[string]any{}
 	if len(raw) == 0 || string(raw) == "null" {
@@ -209,28 +245,41 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	return args, err
 }
 
+// newSession registers a session of workflow, nested under parent (a sid)
+// if that is set. Callers hold s.mu.
+func (s *Server) newSession(workflow, parent string) string {
+	sid := "s_" + randHex(8)
+	s.sessions[sid] = &session{workflow: workflow, parent: parent}
+	return sid
+}
+
 // issue makes the next token for sid (a new session when sid is empty).
 // Callers hold s.mu.
 func (s *Server) issue(sid, act string) (string, string, int) {
 	if sid == "" {
-		sid = "s_" + randHex(8)
-		s.sessions[sid] = &session{}
+		sid = s.newSession(s.cfg.Workflow, "")
 	}
 	st := s.sessions[sid]
 	st.seq++
 	tok := Sign(s.cfg.Secret, Claims{
-		SID: sid, Seq: st.seq, TS: time.Now().Unix(), WF: s.cfg.Workflow, Act: act,
+		SID: sid, Seq: st.seq, TS: time.Now().Unix(), WF: st.workflow, Act: act,
 		Instance: s.instance, Scope: []string{"workflow:read", "workflow:write", "workflow:advance"},
-		Nonce: randHex(16), Aud: "mcp://e2e-workflow-server/" + s.cfg.Workflow,
+		Nonce: randHex(16), Aud: "mcp://e2e-workflow-server/" + st.workflow,
 	})
 	st.latest = tok
 	return tok, sid, st.seq
 }
 
 func (s *Server) result(text, tok string, fields map[string]any) *mcp.CallToolResult {
+	return s.resultWithText(text+"\nsession_token: "+tok, tok, fields)
+}
+
+// resultWithText is a result carrying tok in _meta (and structuredContent)
+// whose text is exactly text.
+func (s *Server) resultWithText(text, tok string, fields map[string]any) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{
 		Meta:    mcp.Meta{"session_token": tok},
-		Content: []mcp.Content{&mcp.TextContent{Text: text + "\nsession_token: " + tok}},
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
 	}
 	if s.cfg.Structured {
 		sc := map[string]any{"session_token": tok}
@@ -257,23 +306,52 @@ func (s *Server) startSession(_ context.Context, req *mcp.CallToolRequest) (*mcp
 	_, rec.HasToken = args["session_token"]
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	reject := func(verdict, reason string) (*mcp.CallToolResult, error) {
+		rec.Verdict, rec.Reason = verdict, reason
+		s.log(rec)
+		return errResult("start_session rejected (%s): %s", verdict, reason), nil
+	}
 	sid := ""
 	if rt, ok := args["resume_token"].(string); ok && rt != "" {
 		rec.ReceivedToken = rt
 		c, verdict, reason := s.check(rt)
 		rec.ReceivedSID, rec.ReceivedSeq = c.SID, c.Seq
 		if verdict != VerdictOK {
-			rec.Verdict, rec.Reason = verdict, reason
-			s.log(rec)
-			return errResult("start_session rejected (%s): %s", verdict, reason), nil
+			return reject(verdict, reason)
 		}
 		sid = c.SID
 	}
+	var parentTok string
+	if pt, ok := args["parent_session_token"]; ok && s.cfg.Awkward {
+		parentTok, _ = pt.(string)
+		if sid != "" {
+			return reject(VerdictBadArgument, "resume_token and parent_session_token exclude each other")
+		}
+		rec.ReceivedToken = parentTok
+		c, verdict, reason := s.check(parentTok)
+		rec.ReceivedSID, rec.ReceivedSeq = c.SID, c.Seq
+		if verdict != VerdictOK {
+			return reject(verdict, "parent_session_token: "+reason)
+		}
+		workflow, _ := args["workflow_id"].(string)
+		if workflow == "" {
+			return reject(VerdictBadArgument, "a nested session needs its workflow_id")
+		}
+		sid = s.newSession(workflow, c.SID)
+		rec.ParentSID = c.SID
+	} else if w, _ := args["workflow_id"].(string); w != "" && sid == "" && s.cfg.Awkward {
+		sid = s.newSession(w, "")
+	}
 	tok, sid, seq := s.issue(sid, "start_session")
 	rec.Verdict, rec.IssuedToken, rec.IssuedSID, rec.IssuedSeq = VerdictOK, tok, sid, seq
+	rec.Workflow = s.sessions[sid].workflow
 	s.log(rec)
-	return s.result(fmt.Sprintf("Workflow %q session %s started (seq %d). Call next_step with the session_token below.", s.cfg.Workflow, sid, seq),
-		tok, map[string]any{"sid": sid, "seq": seq, "status": "started"}), nil
+	fields := map[string]any{"sid": sid, "seq": seq, "status": "started"}
+	if s.cfg.Awkward {
+		return s.resultWithText(s.startedText(sid, seq, tok, parentTok), tok, fields), nil
+	}
+	return s.result(fmt.Sprintf("Workflow %q session %s started (seq %d). Call next_step with the session_token below.", rec.Workflow, sid, seq),
+		tok, fields), nil
 }
 
 // check validates tok against this instance's sessions. Callers hold s.mu.
@@ -296,40 +374,28 @@ func (s *Server) check(tok string) (Claims, string, string) {
 }
 
 func (s *Server) nextStep(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	args, err := decodeArgs(req.Params.Arguments)
-	rec := Record{Event: "call", Tool: "next_step", Args: args, Structured: s.cfg.Structured}
-	if err != nil {
-		rec.Verdict, rec.Reason = VerdictBadArgument, err.Error()
-		s.log(rec)
-		return errResult("bad arguments: %v", err), nil
-	}
-	rawTok, has := args["session_token"]
-	rec.HasToken = has
-	tok, _ := rawTok.(string)
-	step, _ := args["step"].(string)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if tok == "" {
-		rec.Verdict, rec.Reason = VerdictMissing, "session_token argument is missing or empty"
-		s.log(rec)
-		return errResult("next_step rejected (%s): session_token is required; call start_session first and pass its session_token", VerdictMissing), nil
+	rec, c, bad := s.authorized("next_step", req)
+	if bad != nil {
+		return bad, nil
 	}
-	rec.ReceivedToken = tok
-	c, verdict, reason := s.check(tok)
-	rec.ReceivedSID, rec.ReceivedSeq = c.SID, c.Seq
-	if verdict == VerdictOK && step == "" {
-		verdict, reason = VerdictBadArgument, "step is required"
-	}
-	if verdict != VerdictOK {
-		rec.Verdict, rec.Reason = verdict, reason
+	tok := rec.ReceivedToken
+	step, _ := rec.Args["step"].(string)
+	if step == "" {
+		rec.Verdict, rec.Reason = VerdictBadArgument, "step is required"
 		s.log(rec)
-		return errResult("next_step rejected (%s): %s", verdict, reason), nil
+		return errResult("next_step rejected (%s): %s", rec.Verdict, rec.Reason), nil
 	}
 	ntok, sid, seq := s.issue(c.SID, "next_step:"+step)
 	rec.Verdict, rec.IssuedToken, rec.IssuedSID, rec.IssuedSeq = VerdictOK, ntok, sid, seq
+	rec.Workflow = s.sessions[sid].workflow
 	s.log(rec)
-	return s.result(fmt.Sprintf("Step %q accepted for session %s (seq %d).", step, sid, seq),
-		ntok, map[string]any{"sid": sid, "seq": seq, "step": step, "status": "accepted"}), nil
+	fields := map[string]any{"sid": sid, "seq": seq, "step": step, "status": "accepted"}
+	if s.cfg.Awkward {
+		return s.resultWithText(stepText(step, sid, seq, tok, ntok), ntok, fields), nil
+	}
+	return s.result(fmt.Sprintf("Step %q accepted for session %s (seq %d).", step, sid, seq), ntok, fields), nil
 }
 
 func (s *Server) echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
