@@ -287,11 +287,13 @@ func (s *Store) Put(rec Record) error {
 		}
 	}()
 	// The new record depends on the old one (its history). It is read and
-	// the new one written before the lock is taken; under the lock the old
-	// one is only checked to be unchanged, so writers still queue for
-	// renames, not for disk writes. Another writer in between means doing
-	// it again, under the lock.
-	prepare := func() (string, error) {
+	// the new one written before the lock is taken; under the lock a stat
+	// checks the old file was not replaced since (files are only ever
+	// renamed over, so a replaced file is another inode), and writers still
+	// queue for renames, not for disk writes. Another writer of the same
+	// session in between means doing it again, under the lock.
+	prepare := func() (fs.FileInfo, error) {
+		seen, _ := os.Lstat(own)
 		prev, err := readRecord(own)
 		if err != nil {
 			prev = Record{} // none yet, or unreadable: a fresh history
@@ -299,11 +301,11 @@ func (s *Store) Put(rec Record) error {
 		rec.History = history(prev.Held().Push(rec.Token))
 		data, err := encodeRecord(rec)
 		if err != nil {
-			return "", fmt.Errorf("encoding token record: %w", err)
+			return nil, fmt.Errorf("encoding token record: %w", err)
 		}
 		tmp, err := writeTemp(dir, data)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		temps = append(temps, tmp)
 		if rec.Session != "" {
@@ -311,19 +313,19 @@ func (s *Store) Put(rec Record) error {
 			if err := os.Link(tmp, second); err != nil {
 				// A file system without hard links: write a second copy.
 				if second, err = writeTemp(dir, data); err != nil {
-					return "", err
+					return nil, err
 				}
 			}
 			temps = append(temps, second)
 		}
-		return fingerprint(prev), nil
+		return seen, nil
 	}
 	seen, err := prepare()
 	if err != nil {
 		return err
 	}
 	return s.locked(dir, func() error {
-		if now, err := readRecord(own); fingerprint(now) != seen && (err == nil || errors.Is(err, ErrNotFound)) {
+		if now, _ := os.Lstat(own); (now == nil) != (seen == nil) || now != nil && !os.SameFile(now, seen) {
 			for _, t := range temps {
 				os.Remove(t)
 			}
@@ -355,10 +357,6 @@ func history(held token.Held) []string {
 	return held[1:]
 }
 
-// fingerprint tells whether a record was replaced since it was read.
-func fingerprint(r Record) string {
-	return r.Token + "\x00" + r.Updated.Format(time.RFC3339Nano)
-}
 
 // Delete forgets the token of server and session. When the server's current
 // token was written by that session, it is forgotten too; session "" forgets
