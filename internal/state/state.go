@@ -357,7 +357,6 @@ func history(held token.Held) []string {
 	return held[1:]
 }
 
-
 // Delete forgets the token of server and session. When the server's current
 // token was written by that session, it is forgotten too; session "" forgets
 // the current token only. Deleting what is not there is not an error.
