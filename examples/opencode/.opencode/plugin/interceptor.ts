@@ -6,6 +6,7 @@
 //
 // Reply protocol (the binary prints nothing when there is nothing to do):
 //   before: {"args": {...}}                 the complete new tool arguments
+//           {"deny": "reason"}              refuse the call (thrown as an Error)
 //   after:  {"content": [...], "structuredContent": {...}, "_meta": {...}}
 //           the result fields to replace (only those that changed)
 // Each field is applied by mutating `output` IN PLACE: OpenCode keeps its own
@@ -96,13 +97,18 @@ function patch(target: any, source: any): any {
 
 async function run(cmd: "inject" | "capture", input: any, output: any): Promise<void> {
   if (!mayConcern(input?.tool)) return
+  let reply: Record<string, unknown> | null = null
   try {
-    const reply = await call(cmd, input, output)
-    if (reply) for (const k of Object.keys(reply)) output[k] = patch(output[k], reply[k])
+    reply = await call(cmd, input, output)
   } catch (e) {
     // Never break the tool call: without a reply it runs unchanged.
     console.error(`interceptor: ${cmd}: ${e instanceof Error ? e.message : String(e)}`)
+    return
   }
+  // inject refuses a call that names a token by a stand-in no held token
+  // has: it must not reach the server, and the model reads why.
+  if (reply && typeof reply.deny === "string") throw new Error(reply.deny)
+  if (reply) for (const k of Object.keys(reply)) output[k] = patch(output[k], reply[k])
 }
 
 // approve holds the call until a supervisor decides; a deny (or any failure
