@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/proxy"
+	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
 )
 
@@ -30,6 +31,7 @@ func newProxyCmd(io *streams) *cobra.Command {
 		url      string
 		headers  []string
 		stateDir string
+		pattern  string
 		grace    time.Duration
 	)
 	cmd := &cobra.Command{
@@ -41,14 +43,19 @@ every message through untouched except three:
 
   tools/list results   the --arg argument is removed from each tool's input
                        schema, so the model is never asked for it
-  tools/call requests  the held token is added as --arg (not for a --skip-tool,
-                       nor when the call carries one of --keep-if)
+  tools/call requests  every argument that is a stand-in gets the token it
+                       names; a call without a token gets the latest as --arg
+                       (not for a --skip-tool, nor when the call carries one
+                       of --keep-if)
   tools/call results   the new token is taken from _meta, structuredContent or
-                       the text (under --meta-key) and removed from all three
+                       the text (under --meta-key), as hooks choose it
 
-The token lives with the connection (one client session, one proxy). With
---persist it is also kept in the state store under --server-name and
---session, so a restarted client resumes. The server's exit code is the
+and every token of the session, in any message from the server, is shown as
+its stand-in, e.g. [session_token 1a2b3c4d held by interceptor].
+
+The tokens live with the connection (one client session, one proxy; the last
+64). With --persist they are also kept in the state store under --server-name
+and --session, so a restarted client resumes. The server's exit code is the
 proxy's; its stderr passes through.`,
 		Example: `  interceptor proxy --server-name wf -- node /path/to/server.js
   interceptor proxy --url https://host/mcp --header "Authorization: Bearer $TOKEN"`,
@@ -65,6 +72,13 @@ proxy's; its stderr passes through.`,
 					return fmt.Errorf("proxy: %w", err)
 				}
 				cfg.Store = st
+			}
+			if pattern != "" {
+				re, err := token.CompilePattern(pattern)
+				if err != nil {
+					return fmt.Errorf("proxy: %w", err)
+				}
+				cfg.Pattern = re
 			}
 			cfg.Log = io.Err
 			rw, err := proxy.New(cfg)
@@ -117,7 +131,9 @@ proxy's; its stderr passes through.`,
 	fl.StringVar(&cfg.Arg, "arg", "session_token", "tool argument the token is injected into (and removed from schemas)")
 	fl.StringVar(&cfg.MetaKey, "meta-key", "session_token", "key the server returns the token under (_meta, structuredContent, text)")
 	fl.StringSliceVar(&cfg.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
-	fl.StringSliceVar(&cfg.KeepIf, "keep-if", []string{"session_token", "checkpoint_handle"}, "do not inject when the call already carries this argument (repeatable)")
+	fl.StringSliceVar(&cfg.KeepIf, "keep-if", nil, "do not inject when the call already carries this argument besides --arg (repeatable; e.g. checkpoint_handle for a server where a handle replaces the token)")
+	fl.IntVar(&cfg.MinLen, "min-token-length", token.DefaultMinLen, "shortest value taken for a token")
+	fl.StringVar(&pattern, "token-pattern", "", "regular expression a token must match whole (for servers with a known token shape)")
 	fl.BoolVar(&cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
 	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
 	fl.StringVar(&stateDir, "state-dir", "", "where --persist keeps tokens (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")

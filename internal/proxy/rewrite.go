@@ -1,26 +1,31 @@
 // Package proxy is proxy mode: interceptor runs as the client's MCP server,
 // relays every JSON-RPC message to the real server (a child process over
-// stdio, or a Streamable HTTP endpoint) and owns the session token on the
+// stdio, or a Streamable HTTP endpoint) and owns the session tokens on the
 // way: it removes the token argument from the tool schemas the client lists,
-// injects the held token into tool calls, and takes the new token out of
-// each tool result before the client (and so the model) sees it.
+// puts tokens into tool calls (the latest, or the one a stand-in names), takes
+// the new token out of each tool result, and shows every token of the session
+// as its stand-in in whatever the server sends the client.
 //
-// Messages are relayed as raw bytes. Only three kinds are ever looked into
-// and edited: tools/list results, tools/call requests and tools/call
-// results; every other message (and every byte of those three that is not
-// edited) passes through exactly as it came. The token logic itself is
+// Messages are relayed as raw bytes. tools/list results, tools/call requests
+// and tools/call results are looked into and edited; other messages from the
+// server only have held tokens replaced. Every byte not edited passes through
+// exactly as it came. Messages too deep or too large to parse safely are
+// answered with JSON-RPC errors instead of relayed. The token logic itself is
 // internal/token's, shared with hook mode.
 package proxy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
@@ -36,7 +41,12 @@ type Config struct {
 	Arg       string   // the tool argument the token goes into
 	MetaKey   string   // the key the server returns the token under
 	SkipTools []string // tools never injected (and whose schema is left alone)
-	KeepIf    []string // a call carrying one of these arguments is not injected
+	KeepIf    []string // a call carrying one of these arguments (or Arg) is not injected
+
+	// MinLen and Pattern say what counts as a token in a result, as in
+	// hook mode (token.Rules).
+	MinLen  int
+	Pattern *regexp.Regexp
 
 	// Persist also writes each new token to Store under Session (and as the
 	// server's current token), and starts from the token held there, so a
@@ -85,11 +95,16 @@ const (
 // rewrites the messages that cross it. FromClient and FromServer may be
 // called from different goroutines.
 type Rewriter struct {
-	cfg  Config
-	keep []string // KeepIf plus Arg
+	cfg   Config
+	keep  []string // KeepIf plus Arg
+	rules token.Rules
 
-	mu      sync.Mutex
-	tok     string
+	mu sync.Mutex
+	// held are the tokens of this session, newest first. The slice is
+	// replaced, never modified, so a copy of it can be used without the
+	// lock. runs[i] is held[i]'s longest run that every spelling keeps.
+	held    token.Held
+	runs    []string
 	pending map[string]kind // request id (see idKey) -> what it asked
 }
 
@@ -103,28 +118,50 @@ func New(cfg Config) (*Rewriter, error) {
 	if !slices.Contains(keep, cfg.Arg) {
 		keep = append(keep, cfg.Arg)
 	}
-	r := &Rewriter{cfg: cfg, keep: keep, pending: map[string]kind{}}
+	r := &Rewriter{
+		cfg: cfg, keep: keep,
+		rules:   token.Rules{Key: cfg.MetaKey, MinLen: cfg.MinLen, Pattern: cfg.Pattern},
+		pending: map[string]kind{},
+	}
 	if cfg.Persist {
 		rec, err := cfg.Store.Get(cfg.Server, cfg.Session)
 		switch {
 		case errors.Is(err, state.ErrNotFound):
 		case err != nil:
 			r.logf("cannot resume the held token: %v", err)
-		case token.Validate(rec.Token) != nil:
-			r.logf("the held token for %q is not valid; starting without one", cfg.Server)
 		default:
-			r.tok = rec.Token
-			r.logf("resumed token %s for %q", token.Mask(rec.Token), cfg.Server)
+			for _, t := range rec.Held() {
+				if token.Validate(t) == nil && len(r.held) < token.MaxHeld {
+					r.held = append(r.held, t)
+				}
+			}
+			r.runs = spellingRuns(r.held, nil, nil)
+			if len(r.held) == 0 {
+				r.logf("the held token for %q is not valid; starting without one", cfg.Server)
+			} else {
+				r.logf("resumed %d token(s) for %q, the latest %s", len(r.held), cfg.Server, token.StandIn(cfg.MetaKey, r.held[0]))
+			}
 		}
 	}
 	return r, nil
 }
 
-// Token returns the token currently held.
+// Token returns the latest token held ("" when none).
 func (r *Rewriter) Token() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.tok
+	if len(r.held) == 0 {
+		return ""
+	}
+	return r.held[0]
+}
+
+// Held returns the tokens held, newest first. The caller must not modify
+// it.
+func (r *Rewriter) Held() token.Held {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held
 }
 
 // Logf writes one diagnostic line to Config.Log.
@@ -177,14 +214,15 @@ func (r *Rewriter) FromClient(msg []byte) Out {
 }
 
 // FromServer returns what becomes of msg on its way to the client: the
-// responses to tracked requests are rewritten, anything else goes on as it
-// is.
+// responses to tracked requests are rewritten, and every held token, in any
+// message (notifications and server requests such as sampling too), is
+// replaced by its stand-in. Anything else goes on as it is.
 func (r *Rewriter) FromServer(msg []byte) Out {
 	r.mu.Lock()
-	idle := len(r.pending) == 0
+	idle := len(r.pending) == 0 && len(r.held) == 0
 	r.mu.Unlock()
 	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
-		return Out{Msg: msg} // nothing asked that we rewrite: do not even look
+		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide: do not even look
 	}
 	return r.each(msg, true, r.serverMessage)
 }
@@ -366,94 +404,126 @@ func (r *Rewriter) clientMessage(msg []byte) step {
 		r.mu.Unlock()
 	}
 	if k == kindCall {
-		if out, ok := r.inject(msg); ok {
-			return step{out: out}
-		}
+		return r.call(msg)
 	}
 	return step{}
 }
 
-// inject puts the held token into a tools/call request's arguments, unless
-// the tool is skipped or the call already carries one.
-func (r *Rewriter) inject(msg []byte) ([]byte, bool) {
+// call rewrites a tools/call request's arguments: every stand-in becomes
+// the token it names (so the model can hand any token of this session to
+// any argument, e.g. parent_session_token), and a call that carries no
+// token gets the latest one, unless its tool is skipped. A stand-in that
+// names no held token is never forwarded: the call is answered with a tool
+// error the model reads.
+func (r *Rewriter) call(msg []byte) step {
 	params := gjson.GetBytes(msg, "params")
 	if !params.IsObject() {
-		return nil, false
+		return step{}
 	}
 	name := params.Get("name")
-	if name.Type != gjson.String || slices.Contains(r.cfg.SkipTools, name.Str) {
-		return nil, false
+	if name.Type != gjson.String {
+		return step{}
 	}
 	if !gjson.ValidBytes(msg) {
-		return nil, false // never edit what we cannot fully parse
+		return step{} // never edit what we cannot fully parse
 	}
 	args := gjson.GetBytes(msg, "params.arguments")
-	switch {
-	case args.IsObject():
-		if token.Carries(args, r.keep) {
-			return nil, false
-		}
-	case args.Exists() && args.Type != gjson.Null:
-		return nil, false // not an object: not ours to fix
-	}
-	tok := r.Token()
-	if tok == "" {
-		return nil, false
+	if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
+		return step{} // not an object: not ours to fix
 	}
 	raw := "{}"
 	if args.IsObject() {
 		raw = args.Raw
 	}
-	injected, err := token.Inject(raw, r.cfg.Arg, tok)
+	held := r.Held()
+	out, changed, err := token.ResolveStandIns(raw, held)
 	if err != nil {
-		r.logf("tools/call %s: %v", name.Str, err)
-		return nil, false
+		r.logf("tools/call %.64q names a token by a stand-in that no held token has; answered with a tool error", name.Str)
+		id := gjson.GetBytes(msg, "id")
+		if id.Type != gjson.String && id.Type != gjson.Number {
+			return step{drop: true}
+		}
+		return step{drop: true, back: append(toolError(id.Raw, err.Error()), '\n')}
 	}
-	if args.Exists() {
-		if out, ok := splice(msg, []edit{{off: args.Index, raw: args.Raw, repl: injected}}); ok {
-			return out, true
+	if len(held) > 0 && !slices.Contains(r.cfg.SkipTools, name.Str) && !token.Carries(gjson.Parse(out), r.keep) {
+		injected, err := token.Inject(out, r.cfg.Arg, held[0])
+		if err != nil {
+			r.logf("tools/call %.64q: %v", name.Str, err)
+		} else {
+			out, changed = string(injected), true
 		}
 	}
-	out, err := sjson.SetRawBytes(slices.Clip(msg), "params.arguments", injected)
-	if err != nil {
-		return nil, false
+	if !changed {
+		return step{}
 	}
-	return out, true
+	if args.Exists() {
+		if edited, ok := splice(msg, []edit{{off: args.Index, raw: args.Raw, repl: []byte(out)}}); ok {
+			return step{out: edited}
+		}
+	}
+	edited, err := sjson.SetRawBytes(slices.Clip(msg), "params.arguments", []byte(out))
+	if err != nil {
+		return step{}
+	}
+	return step{out: edited}
+}
+
+// toolError is a tools/call result that tells the model why its call did
+// not run.
+func toolError(id, text string) []byte {
+	msg := []byte(`{"jsonrpc":"2.0","id":`)
+	msg = append(msg, id...)
+	msg = append(msg, `,"result":{"content":[{"type":"text","text":`...)
+	msg = rawjson.AppendString(msg, text)
+	return append(msg, `}],"isError":true}}`...)
 }
 
 func (r *Rewriter) serverMessage(msg []byte) step {
+	var out []byte
+	edited := false
+	switch r.answers(msg) {
+	case kindList:
+		out, edited = r.rewriteList(msg)
+	case kindCall:
+		r.capture(msg)
+	}
+	if !edited {
+		out = msg
+	}
+	if redacted, ok := r.redact(out); ok {
+		out, edited = redacted, true
+	}
+	if !edited {
+		return step{}
+	}
+	return step{out: out}
+}
+
+// answers returns what msg answers when it is the (valid) response to a
+// tracked request, which is then no longer pending; else 0.
+func (r *Rewriter) answers(msg []byte) kind {
 	id, ok := idKey(gjson.GetBytes(msg, "id"))
 	if !ok {
-		return step{}
+		return 0
 	}
 	r.mu.Lock()
 	k, ok := r.pending[id]
 	r.mu.Unlock()
 	if !ok {
-		return step{}
+		return 0
 	}
 	// A server-to-client request may reuse an id of ours: ids are per
 	// direction. Only a response (no method) answers our request.
 	if gjson.GetBytes(msg, "method").Exists() {
-		return step{}
+		return 0
 	}
 	r.mu.Lock()
 	delete(r.pending, id)
 	r.mu.Unlock()
 	if !gjson.ValidBytes(msg) {
-		return step{}
+		return 0
 	}
-	var out []byte
-	switch k {
-	case kindList:
-		out, ok = r.rewriteList(msg)
-	case kindCall:
-		out, ok = r.rewriteResult(msg)
-	}
-	if !ok {
-		return step{}
-	}
-	return step{out: out}
+	return k
 }
 
 // rewriteList removes the token argument from the input schema of every
@@ -521,48 +591,43 @@ func dropProperty(schema, key string) ([]byte, bool) {
 	return out, changed
 }
 
-// rewriteResult takes the new token from a tools/call result (_meta, then
-// structuredContent, then the text) and removes it, and the token it
-// replaces, from everything the client would show the model.
-func (r *Rewriter) rewriteResult(msg []byte) ([]byte, bool) {
+// capture takes the new token from a tools/call result: token.Choose's
+// rules, as in hook mode. A result that carries different token-shaped
+// values gives nothing (and one log line): never a guess.
+func (r *Rewriter) capture(msg []byte) {
 	res := gjson.GetBytes(msg, "result")
-	var toks []string
-	if res.IsObject() {
-		var texts []string
-		res.Get("content").ForEach(func(_, block gjson.Result) bool {
-			if block.Get("type").Str == "text" {
-				if t := block.Get("text"); t.Type == gjson.String {
-					texts = append(texts, t.Str)
-				}
+	if !res.IsObject() {
+		return
+	}
+	var texts []string
+	res.Get("content").ForEach(func(_, block gjson.Result) bool {
+		if block.Get("type").Str == "text" {
+			if t := block.Get("text"); t.Type == gjson.String {
+				texts = append(texts, t.Str)
 			}
-			return true
-		})
-		found := token.Result{Meta: res.Get("_meta"), Structured: res.Get("structuredContent"), Texts: texts}
-		tok, _, err := token.Choose(found, token.Rules{Key: r.cfg.MetaKey})
-		switch {
-		case err != nil:
-			r.logf("a tools/call result: %v; the held token stays", err)
-		case tok != "":
-			toks = append(toks, tok)
-			r.hold(tok)
 		}
+		return true
+	})
+	found := token.Result{Meta: res.Get("_meta"), Structured: res.Get("structuredContent"), Texts: texts}
+	tok, _, err := token.Choose(found, r.rules)
+	switch {
+	case err != nil:
+		r.logf("a tools/call result: %v; the held token stays", err)
+	case tok != "":
+		r.hold(tok)
 	}
-	r.mu.Lock()
-	if r.tok != "" && !slices.Contains(toks, r.tok) {
-		toks = append(toks, r.tok)
-	}
-	r.mu.Unlock()
-	if len(toks) == 0 {
-		return nil, false
-	}
-	return r.redact(msg, res, toks)
 }
 
-// hold makes tok the connection's token, and with Persist stores it.
+// hold makes tok the connection's latest token, keeping the ones before it
+// (token.MaxHeld in all), and with Persist stores it.
 func (r *Rewriter) hold(tok string) {
 	r.mu.Lock()
-	same := r.tok == tok
-	r.tok = tok
+	same := len(r.held) > 0 && r.held[0] == tok
+	if !same {
+		held := r.held.Push(tok)
+		r.runs = spellingRuns(held, r.held, r.runs)
+		r.held = held
+	}
 	r.mu.Unlock()
 	if same || !r.cfg.Persist {
 		return
@@ -573,66 +638,111 @@ func (r *Rewriter) hold(tok string) {
 	}
 }
 
-// redact removes toks from the text blocks (also of embedded text
-// resources), structuredContent and _meta of a result, and from an error's
-// message; then, as a last guard, replaces any occurrence left anywhere in
-// the message.
-func (r *Rewriter) redact(msg []byte, res gjson.Result, toks []string) ([]byte, bool) {
-	key := r.cfg.MetaKey
-	var edits []edit
-	// gjson's Index is the offset in msg, also through Get and ForEach.
-	text := func(v gjson.Result) {
-		if v.Type != gjson.String {
-			return
-		}
-		s, changed := v.Str, false
-		for _, tok := range toks {
-			var c bool
-			s, c = token.RedactText(s, key, token.Held{tok})
-			changed = changed || c
-		}
-		if changed {
-			edits = append(edits, edit{off: v.Index, raw: v.Raw, repl: rawjson.AppendString(nil, s)})
-		}
+// redact replaces every held token in msg, in any spelling (JSON-escaped,
+// "\/" for "/", inside a text block that is itself JSON), with its stand-in:
+// the model reads which token it is, never the token.
+func (r *Rewriter) redact(msg []byte) ([]byte, bool) {
+	held := r.candidates(msg)
+	if len(held) == 0 {
+		return nil, false
 	}
-	object := func(v gjson.Result) {
-		if !v.IsObject() {
-			return
-		}
-		if b, changed := token.RedactJSON(v.Raw, key, toks); changed {
-			edits = append(edits, edit{off: v.Index, raw: v.Raw, repl: []byte(b)})
-		}
+	var out string
+	var changed bool
+	text := unsafe.String(unsafe.SliceData(msg), len(msg)) // no copy: msg is not modified meanwhile
+	if gjson.ValidBytes(msg) {
+		out, changed = token.RedactResult(text, r.cfg.MetaKey, held)
+	} else {
+		out, changed = token.RedactString(text, r.cfg.MetaKey, held)
 	}
-	if res.IsObject() {
-		res.Get("content").ForEach(func(_, block gjson.Result) bool {
-			switch block.Get("type").Str {
-			case "text":
-				text(block.Get("text"))
-			case "resource":
-				text(block.Get("resource.text"))
-			}
-			return true
-		})
-		object(res.Get("structuredContent"))
-		object(res.Get("_meta"))
-	} else if e := gjson.GetBytes(msg, "error"); e.IsObject() {
-		text(e.Get("message"))
-	}
-	out, changed := splice(msg, edits)
 	if !changed {
-		out = msg
+		return nil, false
 	}
-	// Last guard: whatever else carries the token (an error's data, a
-	// content type we do not know) gets the placeholder.
-	for _, tok := range toks {
-		if bytes.Contains(out, []byte(tok)) && !bytes.ContainsAny([]byte(tok), `"\`) {
-			guarded := bytes.ReplaceAll(out, []byte(tok), []byte(token.StandIn(key, tok)))
-			if gjson.ValidBytes(guarded) {
-				out, changed = guarded, true
+	return []byte(out), true
+}
+
+// candidates returns the held tokens that msg may hold, in any spelling
+// token.RedactResult replaces: as is, JSON-escaped (also "/" as "\/"),
+// percent-encoded, in JSON text inside a JSON string. All of them keep the
+// token's runs of letters, digits and "-._~" as they are, unless msg uses
+// \u escapes, which can spell any character: then every token is a
+// candidate. Looking for 64 tokens' spellings in every string of every
+// message costs far more than one pass over the message that notes every
+// 8-byte window in a bitmap, then one look-up per token (of the last 8
+// bytes of its run; a false hit only costs a redaction pass that finds
+// nothing).
+func (r *Rewriter) candidates(msg []byte) token.Held {
+	r.mu.Lock()
+	held, runs := r.held, r.runs
+	r.mu.Unlock()
+	if len(held) <= 2 || bytes.Contains(msg, []byte(`\u`)) {
+		return held
+	}
+	var windows [1 << 10]uint64 // 65536 bits
+	for i := 0; i+8 <= len(msg); i++ {
+		h := windowHash(msg[i:])
+		windows[h>>6] |= 1 << (h & 63)
+	}
+	var out token.Held
+	for i, tok := range held {
+		if run := runs[i]; len(run) >= 8 {
+			if h := windowHash([]byte(run[len(run)-8:])); windows[h>>6]&(1<<(h&63)) == 0 {
+				continue
 			}
 		}
+		out = append(out, tok)
 	}
-	return out, changed
+	return out
+}
+
+// windowHash hashes the 8 bytes at the start of b to 16 bits.
+func windowHash(b []byte) uint64 {
+	return binary.LittleEndian.Uint64(b) * 0x9E3779B97F4A7C15 >> 48
+}
+
+// spellingRuns returns each token's longest run of bytes that no spelling
+// changes (see candidates). held is usually prev.Push(held[0]): the runs of
+// the tokens it kept from prev are reused (a wrong guess only costs
+// computing a run afresh).
+func spellingRuns(held, prev token.Held, prevRuns []string) []string {
+	runs := make([]string, len(held))
+	j := 0
+	for i, tok := range held {
+		if i > 0 {
+			for j < len(prev) && (prev[j] == held[0] || prev[j] == "") {
+				j++
+			}
+			if j < len(prev) && prev[j] == tok {
+				runs[i] = prevRuns[j]
+				j++
+				continue
+			}
+		}
+		runs[i] = longestRun(tok)
+	}
+	return runs
+}
+
+// longestRun returns the end (at most 16 bytes) of the longest run of
+// unreserved bytes of tok: any part of the run is as sound a test, and
+// tokens that share a header (JWTs, HMACs of one server) differ at the end.
+func longestRun(tok string) string {
+	run, start := "", 0
+	for j := 0; j <= len(tok); j++ {
+		if j < len(tok) && isUnreserved(tok[j]) {
+			continue
+		}
+		if j-start > len(run) {
+			run = tok[start:j]
+		}
+		start = j + 1
+	}
+	return run[max(0, len(run)-16):]
+}
+
+// isUnreserved reports whether c is kept as it is by JSON escaping and by
+// percent-encoding (RFC 3986's unreserved set).
+func isUnreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // edit replaces raw, found at off in a message, by repl.

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,11 +23,10 @@ func testConfig() Config {
 		Arg:       "session_token",
 		MetaKey:   "session_token",
 		SkipTools: []string{"start_session"},
-		KeepIf:    []string{"session_token", "checkpoint_handle"},
 	}
 }
 
-func newRW(t *testing.T, cfg Config) *Rewriter {
+func newRW(t testing.TB, cfg Config) *Rewriter {
 	t.Helper()
 	rw, err := New(cfg)
 	if err != nil {
@@ -37,7 +37,7 @@ func newRW(t *testing.T, cfg Config) *Rewriter {
 
 // holding returns a rewriter that holds tok, captured the way it is in
 // real use: from a tools/call result.
-func holding(t *testing.T, tok string) *Rewriter {
+func holding(t testing.TB, tok string) *Rewriter {
 	t.Helper()
 	rw := newRW(t, testConfig())
 	rw.fromClient([]byte(`{"jsonrpc":"2.0","id":"boot","method":"tools/call","params":{"name":"start_session","arguments":{}}}`))
@@ -97,7 +97,7 @@ func TestToolsCallInjects(t *testing.T) {
 		{"placeholder copied back", call(`6`, `{"session_token":"`+token.Placeholder+`","step":"b"}`), call(`6`, `{"session_token":"`+tok1+`","step":"b"}`)},
 		{"empty token", call(`7`, `{"session_token":""}`), call(`7`, `{"session_token":"`+tok1+`"}`)},
 		{"carries a token", call(`8`, `{"session_token":"own"}`), ""},
-		{"carries keep-if", call(`9`, `{"checkpoint_handle":"h"}`), ""},
+		{"checkpoint_handle is not a token", call(`9`, `{"checkpoint_handle":"h"}`), call(`9`, `{"checkpoint_handle":"h","session_token":"`+tok1+`"}`)},
 		{"skipped tool", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"start_session","arguments":{}}}`, ""},
 		{"arguments not an object", call(`11`, `[1]`), ""},
 		{"not valid JSON", call(`12`, `{"step":}`), ""},
@@ -124,6 +124,17 @@ func TestToolsCallInjects(t *testing.T) {
 			}
 		})
 	}
+	t.Run("keep-if", func(t *testing.T) {
+		cfg := testConfig()
+		cfg.KeepIf = []string{"checkpoint_handle"}
+		rw := newRW(t, cfg)
+		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":"boot","method":"tools/call","params":{"name":"start_session","arguments":{}}}`))
+		rw.fromServer([]byte(`{"jsonrpc":"2.0","id":"boot","result":{"content":[],"_meta":{"session_token":"` + tok1 + `"}}}`))
+		in := []byte(call(`9`, `{"checkpoint_handle":"h"}`))
+		if out := rw.fromClient(in); !same(out, in) {
+			t.Fatalf("--keep-if checkpoint_handle: injected anyway: %s", out)
+		}
+	})
 	t.Run("nothing held", func(t *testing.T) {
 		rw := newRW(t, testConfig())
 		in := []byte(call(`1`, `{}`))
@@ -293,4 +304,26 @@ func relayed(o Out) []byte {
 		panic("the message was not relayed: " + string(o.Back))
 	}
 	return o.Msg
+}
+
+func TestSpellingRuns(t *testing.T) {
+	var held token.Held
+	var runs []string
+	for i := range token.MaxHeld + 5 {
+		tok := fmt.Sprintf("t%d/%s~%d", i, strings.Repeat("x", i%7), i)
+		if i%9 == 8 {
+			tok = held[5] // an older token comes back
+		}
+		next := held.Push(tok)
+		runs = spellingRuns(next, held, runs)
+		held = next
+		for k, tk := range held {
+			if runs[k] != longestRun(tk) {
+				t.Fatalf("after %d pushes, run %d is %q, want %q", i, k, runs[k], longestRun(tk))
+			}
+		}
+	}
+	if r := longestRun("ab/cdef%gh.i~j/k/0123456789abcdefghij"); r != "456789abcdefghij" {
+		t.Fatalf("longestRun = %q", r)
+	}
 }
