@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,7 +67,7 @@ closed within 5 s) is denied too, in the shape of the --client named; only
 with --client auto is there no shape to answer in: one stderr line and the
 call proceeds under the client's own rules. Always exits 0, never 2.`)
 	fl := cmd.Flags()
-	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, claude-code, codex, gemini, opencode, cursor")
+	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
 	fl.StringVar(&f.stateDir, "state-dir", "", "state dir holding the approval queue (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
 	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file")
 	fl.StringVar(&f.match, "match", "", "only tools whose name matches this regex need approval (default: all)")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
@@ -32,7 +33,7 @@ type hookFlags struct {
 
 func (f *hookFlags) register(cmd *cobra.Command, tokenFlags bool) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, claude-code, codex, gemini, opencode, cursor")
+	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
 	fl.StringVar(&f.stateDir, "state-dir", "", "where tokens are kept (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
 	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file (tokens masked)")
 	fl.StringSliceVar(&f.opts.Servers, "server", nil, "name of the token server as configured in the client (repeatable)")

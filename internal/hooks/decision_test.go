@@ -35,6 +35,18 @@ func TestDecisionReplies(t *testing.T) {
 			`{"permission":"deny","user_message":"no","agent_message":"no"}`,
 			`{"permission":"allow"}`,
 			`{"permission":"allow","updated_input":{"step":"one","x":1}}`},
+		{"copilot.preToolUse.json",
+			`{"permissionDecision":"deny","permissionDecisionReason":"no"}`,
+			`{"permissionDecision":"allow"}`,
+			`{"permissionDecision":"allow","modifiedArgs":{"step":"one","x":1}}`},
+		{"cline.PreToolUse.json",
+			`{"cancel":true,"errorMessage":"no"}`,
+			``,
+			`{"overrideInput":{"step":"one","x":1}}`},
+		{"droid.PreToolUse.json",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"step":"one","x":1}}}`},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -86,7 +98,8 @@ func TestDecisionReplyDetails(t *testing.T) {
 
 	// Post-tool events cannot carry a decision, for any client.
 	for _, f := range []string{"claude-code.PostToolUse.text.json", "codex.PostToolUse.text.json", "gemini.AfterTool.text.json",
-		"opencode.tool.execute.after.text.json", "cursor.postToolUse.json"} {
+		"opencode.tool.execute.after.text.json", "cursor.postToolUse.json", "copilot.postToolUse.json", "cline.PostToolUse.json",
+		"droid.PostToolUse.json"} {
 		ev, err := Parse(fixture(t, f), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,9 @@ func TestDenyUnread(t *testing.T) {
 		"gemini.BeforeTool.text.json":            Gemini{},
 		"opencode.tool.execute.before.text.json": OpenCode{},
 		"cursor.preToolUse.json":                 Cursor{},
+		"copilot.preToolUse.json":                Copilot{},
+		"cline.PreToolUse.json":                  Cline{},
+		"droid.PreToolUse.json":                  Droid{},
 	} {
 		ev, err := Parse(fixture(t, file), client)
 		if err != nil {

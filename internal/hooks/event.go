@@ -1,7 +1,7 @@
 // Package hooks turns each client's hook payload into one normalized Event and
 // renders replies back in that client's own format. Each client lives in one
-// file (claude.go, codex.go, gemini.go, opencode.go, cursor.go); nothing
-// client-specific leaks past this package.
+// file (claude.go, codex.go, gemini.go, opencode.go, cursor.go, copilot.go,
+// cline.go, droid.go); nothing client-specific leaks past this package.
 package hooks
 
 import (
@@ -135,9 +135,10 @@ type Adapter interface {
 	DecisionReply(ev *Event, d Decision) ([]byte, error)
 }
 
-// Adapters lists the clients in detection order. Order matters: Codex sends a
-// superset of Claude Code's fields, so it is asked first.
-var Adapters = []Adapter{OpenCode{}, Cursor{}, Codex{}, Gemini{}, ClaudeCode{}}
+// Adapters lists the clients in detection order. Order matters: Codex and
+// Droid send a superset (Droid: a variant) of Claude Code's fields, so they
+// are asked first.
+var Adapters = []Adapter{OpenCode{}, Cursor{}, Codex{}, Droid{}, Gemini{}, Copilot{}, Cline{}, ClaudeCode{}}
 
 // ClientNames are the values --client accepts besides "auto".
 func ClientNames() []string {

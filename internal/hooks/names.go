@@ -35,6 +35,20 @@ var namings = map[string]toolNaming{
 	"opencode": {prefix: func(s string) string { return SanitizeName(s) + "_" }},
 	// Documented only: MCP:<server>:<tool> (and mcp__<server>__<tool>).
 	"cursor": {prefix: func(s string) string { return "MCP:" + s + ":" }},
+	// <server>-<tool> (Copilot CLI 1.0.102; observed with plain names only).
+	"copilot": {prefix: func(s string) string { return s + "-" }},
+	// <server>__<tool> (Cline 3.0.65). A name with anything but
+	// [A-Za-z0-9_-], or longer than 64 characters, becomes its sanitized
+	// start plus "_<8 hex>", which names no server: never matched.
+	"cline": {prefix: func(s string) string {
+		if sanitize(s, true) != s {
+			return ""
+		}
+		return s + "__"
+	}},
+	// <server>___<tool>, three underscores (Droid 0.225.1; observed with
+	// plain names only).
+	"droid": {prefix: func(s string) string { return s + "___" }},
 }
 
 // ToolPrefix is the prefix the client named client gives the tools of

@@ -1,0 +1,110 @@
+package hooks
+
+import (
+	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/tidwall/gjson"
+)
+
+// Copilot speaks GitHub Copilot CLI's hooks (observed with 1.0.102), for
+// hooks configured under the camelCase events preToolUse / postToolUse.
+// The payload does not name its event; only postToolUse has a result:
+//
+//	preToolUse:  {sessionId, timestamp, cwd, toolName: "S-T", toolArgs}
+//	postToolUse: {…, toolResult: {resultType, textResultForLlm}}
+//
+// toolArgs is an object (a JSON string in older versions). The result is
+// text only: the content's text, with structuredContent appended as JSON
+// text; _meta never reaches a hook.
+//
+// Out (pre):  {"modifiedArgs":{…}}, which replaces the arguments; no
+// permission decision, so the user's own tool rules still apply.
+// Out (post): {"modifiedResult":{"resultType":…,"textResultForLlm":…}}.
+//
+// Copilot writes rewritten arguments back into the assistant's own tool
+// call in the conversation, so the model sees an injected token there even
+// when every result is redacted.
+type Copilot struct{}
+
+func (Copilot) Name() string { return "copilot" }
+
+func (Copilot) detect(p fields) bool {
+	return p.get("sessionId").Exists() && p.get("toolName").Exists()
+}
+
+func (Copilot) parse(p fields) (*Event, error) {
+	session, err := stringField(p, "sessionId")
+	if err != nil {
+		return nil, err
+	}
+	phase, name := PhaseOther, ""
+	switch {
+	case p.get("toolResult").Exists():
+		phase, name = PhasePostTool, "postToolUse"
+	case p.get("toolName").Exists():
+		phase, name = PhasePreTool, "preToolUse"
+	}
+	ev, err := toolEvent(p, phase, name, session, "toolName", "toolArgs")
+	if err != nil {
+		return nil, err
+	}
+	if phase == PhasePostTool {
+		ev.result = func() token.Result { return copilotResult(p.get("toolResult")) }
+	}
+	return ev, nil
+}
+
+// copilotResult reads {resultType, textResultForLlm}.
+func copilotResult(res gjson.Result) token.Result {
+	if t := res.Get("textResultForLlm"); t.Type == gjson.String {
+		return token.Result{Texts: []string{t.Str}}
+	}
+	return token.Result{}
+}
+
+func (Copilot) Tool(ev *Event, server string) (string, bool) {
+	return matchToolName("copilot", ev.ToolName, server)
+}
+
+func (Copilot) InputReply(_ *Event, args []byte) ([]byte, error) {
+	return reply(field{"modifiedArgs", rawJSON(args)})
+}
+
+func (Copilot) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
+	res := ev.fields.get("toolResult")
+	text := res.Get("textResultForLlm")
+	if text.Type != gjson.String {
+		return nil, nil
+	}
+	red, ok := token.RedactText(text.Str, key, held)
+	if !ok {
+		return nil, nil
+	}
+	kind := res.Get("resultType").Str
+	if kind == "" {
+		kind = "success"
+	}
+	return reply(
+		field{"modifiedResult.resultType", kind},
+		field{"modifiedResult.textResultForLlm", red},
+	)
+}
+
+// DecisionReply: {"permissionDecision":"allow"|"deny",
+// "permissionDecisionReason":…, "modifiedArgs"?:{…}}. "allow" skips
+// Copilot's own approval of the call: the supervisor has approved it.
+func (Copilot) DecisionReply(ev *Event, d Decision) ([]byte, error) {
+	if ev.Phase != PhasePreTool {
+		return nil, ErrCannotRewrite
+	}
+	if !d.Allow {
+		return reply(field{"permissionDecision", "deny"}, field{"permissionDecisionReason", d.denyReason()})
+	}
+	fs := []field{{"permissionDecision", "allow"}}
+	if d.Reason != "" {
+		fs = append(fs, field{"permissionDecisionReason", d.Reason})
+	}
+	if len(d.UpdatedInput) > 0 {
+		fs = append(fs, field{"modifiedArgs", rawJSON(d.UpdatedInput)})
+	}
+	return reply(fs...)
+}

@@ -1,0 +1,66 @@
+package hooks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/tidwall/gjson"
+)
+
+func TestCopilotRedactReply(t *testing.T) {
+	stand := token.StandIn("session_token", copilotTok)
+	reply := redact(t, string(fixture(t, "copilot.postToolUse.json")), copilotTok)
+	text := gjson.Get(reply, "modifiedResult.textResultForLlm").Str
+	if strings.Contains(reply, copilotTok) || strings.Count(text, stand) != 2 {
+		t.Fatalf("reply %s", reply)
+	}
+	if gjson.Get(reply, "modifiedResult.resultType").Str != "success" {
+		t.Errorf("resultType lost: %s", reply)
+	}
+	// The rest of the text is kept byte for byte.
+	orig := gjson.GetBytes(fixture(t, "copilot.postToolUse.json"), "toolResult.textResultForLlm").Str
+	if strings.ReplaceAll(orig, copilotTok, stand) != text {
+		t.Errorf("text changed beyond the token:\n%s", text)
+	}
+}
+
+func TestCopilotEvents(t *testing.T) {
+	// toolArgs as a JSON string, as older Copilot versions send it.
+	ev, err := Parse([]byte(`{"sessionId":"s","timestamp":1,"cwd":"/","toolName":"wf-next_step","toolArgs":"{\"step\":\"one\"}"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Client.Name() != "copilot" || ev.Phase != PhasePreTool || ev.Input.Get("step").Str != "one" {
+		t.Fatalf("got %s %s input %s", ev.Client.Name(), ev.Phase, ev.Input.Raw)
+	}
+	for _, c := range []struct {
+		toolName, server, tool string
+		ok                     bool
+	}{
+		{"wf-next_step", "wf", "next_step", true},
+		{"wf2-next_step", "wf", "", false},
+		{"wf-server-next_step", "wf-server", "next_step", true},
+		{"bash", "wf", "", false},
+		{"wf-", "wf", "", false},
+	} {
+		ev.ToolName = c.toolName
+		tool, ok := ev.Client.Tool(ev, c.server)
+		if ok != c.ok || tool != c.tool {
+			t.Errorf("%q for server %q = %q %v, want %q %v", c.toolName, c.server, tool, ok, c.tool, c.ok)
+		}
+	}
+	// A failed result keeps its resultType when redacted.
+	failed := strings.Replace(string(fixture(t, "copilot.postToolUse.json")), `"resultType": "success"`, `"resultType": "failure"`, 1)
+	if r := redact(t, failed, copilotTok); gjson.Get(r, "modifiedResult.resultType").Str != "failure" {
+		t.Errorf("reply %s", r)
+	}
+	// Nothing to hide: no reply.
+	ev, err = Parse(fixture(t, "copilot.postToolUse.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := ev.Client.RedactReply(ev, "session_token", token.Held{"some-other-token-123456"}); r != nil || err != nil {
+		t.Errorf("RedactReply = %s, %v; want nothing", r, err)
+	}
+}

@@ -1,0 +1,53 @@
+package hooks
+
+import (
+	"strings"
+
+	"github.com/interceptor-dev/interceptor/internal/token"
+)
+
+// Droid speaks Factory Droid's hooks (observed with 0.225.1), which follow
+// Claude Code's format.
+//
+// In:  {session_id, transcript_path (under ~/.factory/), cwd,
+// permission_mode, hook_event_name: PreToolUse|PostToolUse|SessionEnd|…,
+// tool_name: "S___T" (three underscores), tool_input}; PostToolUse adds
+// tool_response, the result as one string (the text the model reads; no
+// _meta). Droid sends neither tool_use_id nor mcp_server.
+//
+// Out (pre): {"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{…}}},
+// merged into the call's input (shallow), with no permission decision.
+// Out (post): none; Droid cannot rewrite a result.
+type Droid struct{}
+
+func (Droid) Name() string { return "droid" }
+
+// detect: Droid's payloads are Claude Code's minus a few fields, so only
+// where Droid keeps its transcripts tells them apart.
+func (Droid) detect(p fields) bool {
+	t := p.get("transcript_path").Str
+	return p.get("session_id").Exists() && p.get("hook_event_name").Exists() &&
+		(strings.Contains(t, "/.factory/") || strings.Contains(t, `\.factory\`))
+}
+
+func (Droid) parse(p fields) (*Event, error) {
+	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result { return mcpResult(p.get("tool_response")) })
+}
+
+func (Droid) Tool(ev *Event, server string) (string, bool) {
+	return matchToolName("droid", ev.ToolName, server)
+}
+
+func (Droid) InputReply(ev *Event, args []byte) ([]byte, error) {
+	return ClaudeCode{}.InputReply(ev, args)
+}
+
+func (Droid) RedactReply(*Event, string, token.Held) ([]byte, error) {
+	return nil, ErrCannotRewrite
+}
+
+// DecisionReply is Claude Code's (hookSpecificOutput.permissionDecision),
+// which Droid documents as its own.
+func (Droid) DecisionReply(ev *Event, d Decision) ([]byte, error) {
+	return ClaudeCode{}.DecisionReply(ev, d)
+}
