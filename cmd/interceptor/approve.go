@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,9 +14,9 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/spf13/cobra"
-	"github.com/tidwall/pretty"
 )
 
 // approveGrace is how long past --timeout the hook's own watchdog waits
@@ -99,9 +98,7 @@ func (o *onceWriter) reply(b []byte) error {
 		return nil
 	}
 	o.done = true
-	if bytes.ContainsAny(b, "\n\r") {
-		b = pretty.Ugly(b)
-	}
+	b = rawjson.OneLine(b)
 	_, err := o.w.Write(append(b, '\n'))
 	return err
 }

@@ -23,7 +23,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -33,19 +32,11 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/pretty"
 	"github.com/tidwall/sjson"
 )
-
-// compact puts a JSON value on one line (records are one line each, and
-// list --json prints one per line); only whitespace between tokens goes.
-func compact(raw string) string {
-	if !strings.ContainsAny(raw, "\n\r") {
-		return raw
-	}
-	return string(pretty.Ugly([]byte(raw)))
-}
 
 // Status is where a request is in its life.
 type Status string
@@ -204,7 +195,7 @@ func (s *Store) Enqueue(r Request) (Request, error) {
 	if r.Input == "" || !gjson.Valid(r.Input) {
 		r.Input = "{}"
 	}
-	r.Input = compact(r.Input)
+	r.Input = rawjson.OneLine(r.Input)
 	err = s.locked(func() error {
 		if _, err := os.Lstat(s.path(id)); err == nil {
 			return fmt.Errorf("approval id %s already exists", id)
@@ -262,7 +253,7 @@ func (s *Store) Decide(id string, d Decision) (Request, error) {
 		r.Status = Denied
 		if d.Allow {
 			r.Status = Allowed
-			r.Updated = compact(d.UpdatedInput)
+			r.Updated = rawjson.OneLine(d.UpdatedInput)
 		}
 		r.Message, r.DecidedBy, r.DecidedAt = d.Message, d.By, now
 		out = *r

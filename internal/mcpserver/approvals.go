@@ -10,6 +10,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -62,7 +63,7 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 		}
 		raw = "{}"
 	}
-	raw = compact(raw)
+	raw = rawjson.OneLine(raw)
 	session := o.Session
 	if session == "" {
 		session = os.Getenv(hooks.PermitSessionEnv)
@@ -77,35 +78,11 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 	if err != nil {
 		return deny("interceptor permit failed, so the call is denied: " + err.Error())
 	}
-	return string(hooks.PermitReply(hooks.Decision{Allow: a.Allow, Reason: a.Message, UpdatedInput: []byte(compact(a.UpdatedInput))}, []byte(raw)))
+	return string(hooks.PermitReply(hooks.Decision{Allow: a.Allow, Reason: a.Message, UpdatedInput: []byte(rawjson.OneLine(a.UpdatedInput))}, []byte(raw)))
 }
 
 func deny(message string) string {
 	return string(hooks.PermitReply(hooks.Decision{Reason: message}, nil))
-}
-
-// compact drops insignificant whitespace (records keep the input's bytes).
-func compact(raw string) string {
-	if !strings.ContainsAny(raw, "\n\r") {
-		return raw
-	}
-	var b strings.Builder
-	inStr, esc := false, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case !inStr && (c == ' ' || c == '\n' || c == '\r' || c == '\t'):
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // SupervisorTools are the tools of `interceptor mcp --role supervisor`:
