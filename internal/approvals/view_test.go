@@ -130,3 +130,19 @@ func FuzzVisibleJSON(f *testing.F) {
 		}
 	})
 }
+
+func FuzzInputLines(f *testing.F) {
+	f.Add(`{"note":"`+strings.Repeat("x ", 80)+`","cmd":"\u009b"}`, 40)
+	f.Add(strings.Repeat(`[`, 30)+strings.Repeat(`]`, 30), 20)
+	f.Fuzz(func(t *testing.T, raw string, width int) {
+		if !gjson.Valid(raw) || width < 20 || width > 200 {
+			return
+		}
+		for _, l := range (Request{Input: raw}).InputLines(width) {
+			if n := utf8.RuneCountInString(l); n > width {
+				t.Fatalf("line of %d runes > %d: %q", n, width, l)
+			}
+			assertVisible(t, "a line", l)
+		}
+	})
+}
