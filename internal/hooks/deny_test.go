@@ -6,18 +6,26 @@ import (
 )
 
 // TestDenyUnread: the deny rendered without an event is byte for byte the
-// deny each client gets for its real pre-tool event.
+// deny each client gets for its real pre-tool event. Every adapter must
+// have a pre-tool fixture here: a new client whose deny names its event
+// differently fails this test until DenyUnread knows it.
 func TestDenyUnread(t *testing.T) {
-	for file, client := range map[string]Adapter{
-		"claude-code.PreToolUse.text.json":       ClaudeCode{},
-		"codex.PreToolUse.text.json":             Codex{},
-		"gemini.BeforeTool.text.json":            Gemini{},
-		"opencode.tool.execute.before.text.json": OpenCode{},
-		"cursor.preToolUse.json":                 Cursor{},
-		"copilot.preToolUse.json":                Copilot{},
-		"cline.PreToolUse.json":                  Cline{},
-		"droid.PreToolUse.json":                  Droid{},
-	} {
+	files := map[string]string{
+		"claude-code": "claude-code.PreToolUse.text.json",
+		"codex":       "codex.PreToolUse.text.json",
+		"gemini":      "gemini.BeforeTool.text.json",
+		"opencode":    "opencode.tool.execute.before.text.json",
+		"cursor":      "cursor.preToolUse.json",
+		"copilot":     "copilot.preToolUse.json",
+		"cline":       "cline.PreToolUse.json",
+		"droid":       "droid.PreToolUse.json",
+	}
+	for _, client := range Adapters {
+		file, ok := files[client.Name()]
+		if !ok {
+			t.Errorf("%s: no pre-tool fixture to check DenyUnread against", client.Name())
+			continue
+		}
 		ev, err := Parse(fixture(t, file), client)
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
