@@ -50,7 +50,7 @@ supervisor.`,
 	}
 	cmd.AddCommand(newApprovalsListCmd(io), newApprovalsShowCmd(io),
 		newApprovalsDecideCmd(io, true), newApprovalsDecideCmd(io, false),
-		newApprovalsWatchCmd(io), newApprovalsPruneCmd(io))
+		newApprovalsWatchCmd(io), newApprovalsPruneCmd(io), newApprovalsAnswerCmd(io))
 	return cmd
 }
 
@@ -104,6 +104,9 @@ func newApprovalsListCmd(io *streams) *cobra.Command {
 func status(r approvals.Request, now time.Time) string {
 	if r.Stale(now) {
 		return "stale"
+	}
+	if r.IsInput() && r.Status == approvals.Pending {
+		return "asks" // a human tool's question: answer, not allow/deny
 	}
 	return string(r.Status)
 }
@@ -310,9 +313,15 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 	// watchMaxLines lines. A longer input is cut with a note, and a one-key
 	// allow waits until v has printed all of it: a person allows only what
 	// they could read.
+	var typing *answerLine // the answer being typed to a human tool's question
 	ask := func(r approvals.Request) {
 		asking = r.ID
 		lines := r.InputLines(watchWidth)
+		if r.IsInput() {
+			typing = askInput(out, r, lines)
+			return
+		}
+		typing = nil
 		fmt.Fprintf(out, "%s %s (%s, session %s), input:\n", r.ID, approvals.Visible(r.Tool), approvals.Visible(r.Client), approvals.Visible(r.Session))
 		shown = len(lines) <= watchMaxLines
 		if !shown {
@@ -375,6 +384,22 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 		case k, ok := <-keys:
 			if !ok {
 				return nil // end of input
+			}
+			if typing != nil && asking != "" {
+				done, err := typing.key(q, asking, k)
+				if errors.Is(err, errQuit) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				if done {
+					asking, typing = "", nil
+					if err := refresh(); err != nil {
+						return err
+					}
+				}
+				continue
 			}
 			switch k {
 			case 'q', 'Q', 3, 4: // 3: Ctrl-C, 4: Ctrl-D

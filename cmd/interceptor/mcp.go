@@ -9,6 +9,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/mcpserver"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/spf13/cobra"
@@ -16,8 +17,8 @@ import (
 
 func newMCPCmd(io *streams) *cobra.Command {
 	f := &approvalsFlags{}
-	var role, onTimeout, chat, arg string
-	var timeout time.Duration
+	var role, onTimeout, chat, arg, humanTools string
+	var timeout, parkTTL time.Duration
 	cmd := &cobra.Command{
 		Use:   "mcp --role child|supervisor",
 		Short: "Stdio MCP server for the approval queue: a child's permission prompt, or a supervisor's controls",
@@ -28,7 +29,9 @@ func newMCPCmd(io *streams) *cobra.Command {
 with exactly {"behavior":"allow","updatedInput":{…}} or
 {"behavior":"deny","message":"…"} once a supervisor decides (deny after
 --timeout, or allow with --on-timeout allow; any failure denies). A child can
-only ask: nothing in this role decides a request.
+only ask: nothing in this role decides a request. With --human-tools FILE it
+also serves the tools FILE declares, which a person answers
+(docs/human-tools.md); a held one waits up to --timeout.
 
 --role supervisor offers pending (optionally long-polling with wait_seconds),
 respond(id, allow, message?, updated_input?) and history, for a parent agent,
@@ -53,12 +56,23 @@ and the child-session tools create, chat_async, poll, cancel and list
 				}
 				srv.Tools = mcpserver.ChildTools(q, o)
 				srv.Instructions = "permit is Claude Code's permission prompt; a supervisor decides each call."
+				if humanTools != "" {
+					ht, err := childHumanTools(q, humanTools, chat, arg, timeout, parkTTL)
+					if err != nil {
+						return err
+					}
+					srv.Tools = append(srv.Tools, ht...)
+					srv.Instructions += " The other tools are answered by a person."
+				}
 			case "supervisor":
 				srv.Tools = mcpserver.WithChildren(mcpserver.SupervisorTools(q, approvals.Decider("mcp supervisor")), children.New(q.StateDir), q)
 				srv.Instructions = "Call pending (with wait_seconds to wait) and decide each request with respond. " +
 					"Child agents: create, chat_async, then poll (wait_seconds) until complete, answering pending_approvals with respond."
 			default:
 				return fmt.Errorf("--role %q: want child or supervisor", role)
+			}
+			if humanTools != "" && role != "child" {
+				return fmt.Errorf("--human-tools goes with --role child")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
@@ -67,8 +81,10 @@ and the child-session tools create, chat_async, poll, cancel and list
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&role, "role", "", "child (permit) or supervisor (pending, respond, history)")
-	cmd.Flags().DurationVar(&timeout, "timeout", approvals.DefaultTimeout, "child: how long permit waits for a decision")
+	cmd.Flags().DurationVar(&timeout, "timeout", approvals.DefaultTimeout, "child: how long permit waits for a decision, and a held human tool for its answer")
 	cmd.Flags().StringVar(&onTimeout, "on-timeout", "deny", "child: what an undecided call gets after --timeout: deny or allow")
+	cmd.Flags().StringVar(&humanTools, "human-tools", "", "child: also serve the human tools this JSON file declares (docs/human-tools.md)")
+	cmd.Flags().DurationVar(&parkTTL, "park-ttl", humantools.DefaultParkTTL, "child: how long a parked human tool call waits for its answer")
 	cmd.Flags().StringVar(&chat, "chat", "", "child: tag requests with this child chat (set by interceptor children)")
 	cmd.Flags().StringVar(&arg, "arg", approvals.DefaultKey, "child: the token argument; the queue shows a stand-in for any value under it and for any token held for the session")
 	return cmd

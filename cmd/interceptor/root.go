@@ -44,6 +44,7 @@ var hookCommands = map[string]func(*streams) *cobra.Command{
 	"capture": newCaptureCmd,
 	"clear":   newClearCmd,
 	"approve": newApproveCmd,
+	"deliver": newDeliverCmd,
 }
 
 // newRootCmd builds the command tree; with only naming a hook command, just
@@ -95,6 +96,7 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 		newApprovalsCmd(io),
 		newMCPCmd(io),
 		newChildrenCmd(io),
+		newDeliverCmd(io),
 	)
 	return root
 }

@@ -80,6 +80,14 @@ type Request struct {
 	Origin    string // what enqueued it (e.g. "approve hook pid 123"); informational
 	Chat      string // the child chat that asked (interceptor children), "" none
 	ToolUseID string // the client's id of the call, when it sends one
+
+	// Kind is "" for an approval (allow or deny) and KindInput for a human
+	// tool's question, which a person answers with text (input.go).
+	Kind        string
+	Mode        string    // input: ModeHold or ModePark
+	Answer      string    // input: the person's answer, once given
+	DeliveredAt time.Time // input, park: when the answer went to the model
+	DeliveredTo string    // input, park: what delivered it (the prompt hook, a chat)
 }
 
 // Stale reports a pending request whose waiter has given up (its deadline
@@ -242,6 +250,10 @@ func (s *Store) Decide(id string, d Decision) (Request, error) {
 	var out Request
 	err := s.update(id, func(r *Request) error {
 		now := s.clock()
+		if r.Kind == KindInput {
+			out = *r
+			return fmt.Errorf("%w: %s asks a person for an answer, not allow or deny (approvals answer %s TEXT)", ErrNeedsAnswer, id, id)
+		}
 		if r.Status != Pending {
 			out = *r
 			return fmt.Errorf("%w: %s is %s (by %s)", ErrDecided, id, r.Status, r.DecidedBy)
@@ -552,6 +564,15 @@ func encode(r Request) ([]byte, error) {
 	if r.ToolUseID != "" {
 		set("tool_use_id", r.ToolUseID)
 	}
+	if r.Kind != "" {
+		set("kind", r.Kind)
+		set("mode", r.Mode)
+		set("answer", r.Answer)
+		tm("delivered_at", r.DeliveredAt)
+		if r.DeliveredTo != "" {
+			set("delivered_to", r.DeliveredTo)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encoding approval record: %w", err)
 	}
@@ -602,9 +623,15 @@ func decode(path string, data []byte) (Request, error) {
 		Origin:    j.Get("origin").Str,
 		Chat:      j.Get("chat").Str,
 		ToolUseID: j.Get("tool_use_id").Str,
+
+		Kind:        j.Get("kind").Str,
+		Mode:        j.Get("mode").Str,
+		Answer:      j.Get("answer").Str,
+		DeliveredAt: tm("delivered_at"),
+		DeliveredTo: j.Get("delivered_to").Str,
 	}
 	switch r.Status {
-	case Pending, Allowed, Denied, Expired:
+	case Pending, Allowed, Denied, Expired, Answered, Delivered:
 	default:
 		return Request{}, fmt.Errorf("approval record %s: bad status %q", path, r.Status)
 	}

@@ -120,12 +120,16 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 		{
 			Name: "respond",
 			Description: "Decide a pending request: allow (true) or deny (false), with an optional message the " +
-				"child's model reads and, on allow, optional updated_input (the complete arguments to run with).",
-			InputSchema: `{"type":"object","properties":{"id":{"type":"string"},"allow":{"type":"boolean"},"message":{"type":"string"},"updated_input":{"type":"object"}},"required":["id","allow"]}`,
+				"child's model reads and, on allow, optional updated_input (the complete arguments to run with). " +
+				"A request of kind input (a human tool's question) takes answer (text) instead of allow.",
+			InputSchema: `{"type":"object","properties":{"id":{"type":"string"},"allow":{"type":"boolean"},"message":{"type":"string"},"updated_input":{"type":"object"},"answer":{"type":"string"}},"required":["id"]}`,
 			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
 				id, allow := args.Get("id"), args.Get("allow")
 				if id.Type != gjson.String {
 					return Result{}, errors.New("id must be a string")
+				}
+				if answer := args.Get("answer"); answer.Exists() {
+					return respondAnswer(q, id.Str, answer, by)
 				}
 				if allow.Type != gjson.True && allow.Type != gjson.False {
 					return Result{}, errors.New("allow must be true or false")
