@@ -8,6 +8,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/humantools"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -24,7 +25,7 @@ func HumanTools(decl []humantools.Tool, a *humantools.Asker) []Tool {
 				if !args.IsObject() {
 					raw = "{}"
 				}
-				r, err := a.Call(ctx, t, compact(raw))
+				r, err := a.Call(ctx, t, rawjson.OneLine(raw))
 				if err != nil {
 					return Result{}, err
 				}
