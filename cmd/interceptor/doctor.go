@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/install"
-	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +16,8 @@ var errReported = errors.New("doctor found problems (the fail lines above)")
 
 func newDoctorCmd(io *streams) *cobra.Command {
 	var asJSON bool
-	var project, stateDir string
+	var project string
+	var stateDir stateDirFlag
 	cmd := &cobra.Command{
 		Use:   "doctor [--json] [--project DIR]",
 		Short: "Check the installed hooks, Codex's trust in them, and the state dir",
@@ -38,14 +37,11 @@ same report as one JSON object.`,
 			if err != nil {
 				return err
 			}
-			if stateDir == "" {
-				if stateDir, err = state.DefaultDir(); err != nil {
-					return err
-				}
-			} else if stateDir, err = filepath.Abs(stateDir); err != nil {
+			dir, err := stateDir.resolve()
+			if err != nil {
 				return err
 			}
-			rep := install.Doctor(env, stateDir, time.Now())
+			rep := install.Doctor(env, dir, time.Now())
 			if asJSON {
 				enc := json.NewEncoder(io.Out)
 				enc.SetIndent("", "  ")
@@ -64,7 +60,7 @@ same report as one JSON object.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&project, "project", "", "the project dir whose configs to check (default: the current dir)")
-	cmd.Flags().StringVar(&stateDir, "state-dir", "", "the state dir to check (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	stateDir.register(cmd, "the state dir to check")
 	return cmd
 }
 

@@ -29,7 +29,8 @@ func parseAge(s string) (time.Duration, error) {
 }
 
 func newGCCmd(io *streams) *cobra.Command {
-	var stateDir, olderThan string
+	var olderThan string
+	var stateDir stateDirFlag
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "gc [--older-than 7d] [--dry-run]",
@@ -46,7 +47,7 @@ session-end hook (clear); gc catches the ones that never did.`,
 			if err != nil {
 				return err
 			}
-			st, err := (&hookFlags{stateDir: stateDir}).store()
+			st, err := stateDir.store()
 			if err != nil {
 				return err
 			}
@@ -63,7 +64,7 @@ session-end hook (clear); gc catches the ones that never did.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&stateDir, "state-dir", "", "where tokens are kept (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	stateDir.register(cmd, "where tokens are kept")
 	cmd.Flags().StringVar(&olderThan, "older-than", "7d", "remove session tokens older than this (e.g. 7d, 2w, 36h)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed and remove nothing")
 	return cmd

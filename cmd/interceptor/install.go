@@ -218,9 +218,6 @@ left exactly as they are.`,
 func report(io *streams, res *install.Result, o install.Options, verb string) {
 	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
 	for _, n := range res.Notes {
-		if n == install.CodexTrustNote {
-			continue
-		}
 		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)
 	}
 	switch {
@@ -245,10 +242,10 @@ func report(io *streams, res *install.Result, o install.Options, verb string) {
 	default:
 		fmt.Fprintf(io.Out, "%s: removed the hooks for server %q from %s\n", what, o.Server, res.Path)
 	}
-	if res.Changed && verb == "install" && res.Client == "codex" {
-		fmt.Fprintf(io.Err, "\ninterceptor: IMPORTANT: %s.\n", install.CodexTrustNote)
-		if res.Scope == install.Project {
-			fmt.Fprintln(io.Err, "interceptor: IMPORTANT: Codex loads a project's .codex/ only when the project is trusted.")
+	if len(res.Trust) > 0 {
+		fmt.Fprintln(io.Err)
+		for _, t := range res.Trust {
+			fmt.Fprintf(io.Err, "interceptor: IMPORTANT: %s.\n", t)
 		}
 		fmt.Fprintln(io.Err)
 	}

@@ -15,19 +15,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// syntaxOf is what a client's JSON config parser accepts.
-func syntaxOf(client string) syntax {
-	switch client {
-	case "claude-code":
-		return claudeSyntax
-	case "codex":
-		return codexSyntax
-	case "gemini":
-		return geminiSyntax
-	}
-	return cursorSyntax
-}
-
 // Levels of a doctor finding.
 const (
 	OK   = "ok"
@@ -106,8 +93,8 @@ func Doctor(env Env, stateDir string, now time.Time) Report {
 	if stateDir != "" {
 		dirs = append(dirs, stateDir)
 	}
-	for _, name := range Clients() {
-		cr := doctorClient(env, name)
+	for _, c := range hooks.Clients {
+		cr := doctorClient(env, c)
 		for _, c := range cr.Configs {
 			for _, h := range c.Hooks {
 				if d := flagValue(h.Command, "--state-dir"); d != "" && !slices.Contains(dirs, d) {
@@ -150,22 +137,18 @@ func (cr *ClientReport) add(level, format string, args ...any) {
 	cr.Findings = append(cr.Findings, Finding{level, fmt.Sprintf(format, args...)})
 }
 
-// doctorPaths are the files doctor reads for a client: install's, plus
-// Claude Code's settings.local.json.
-func doctorPaths(env Env, name string) []struct {
+// doctorPath is a file doctor reads for a client.
+type doctorPath struct {
 	scope Scope
 	path  string
-} {
-	c := clients[name]
-	out := []struct {
-		scope Scope
-		path  string
-	}{{User, c.path(env, User)}, {Project, c.path(env, Project)}}
-	if name == "claude-code" {
-		out = append(out, struct {
-			scope Scope
-			path  string
-		}{Project, filepath.Join(env.Project, ".claude", "settings.local.json")})
+}
+
+// doctorPaths are the files doctor reads for a client: install's, plus
+// any other project file the client reads hooks from.
+func doctorPaths(env Env, c *hooks.Client) []doctorPath {
+	out := []doctorPath{{User, env.configPath(c, User)}, {Project, env.configPath(c, Project)}}
+	if local := env.resolve(c.Local); local != "" {
+		out = append(out, doctorPath{Project, local})
 	}
 	// Run from the home dir, the project's files are the user's.
 	if filepath.Clean(out[1].path) == filepath.Clean(out[0].path) {
@@ -174,8 +157,8 @@ func doctorPaths(env Env, name string) []struct {
 	return out
 }
 
-func doctorClient(env Env, name string) ClientReport {
-	cr := ClientReport{Client: name, Configs: []ConfigReport{}, Findings: []Finding{}}
+func doctorClient(env Env, c *hooks.Client) ClientReport {
+	cr := ClientReport{Client: c.Name, Configs: []ConfigReport{}, Findings: []Finding{}}
 	var all []foundHook // every command hook of the client, for the race check
 	type mine struct {
 		found  foundHook
@@ -184,7 +167,7 @@ func doctorClient(env Env, name string) ClientReport {
 		scope  Scope
 	}
 	var ours []mine
-	for _, p := range doctorPaths(env, name) {
+	for _, p := range doctorPaths(env, c) {
 		data, err := os.ReadFile(p.path)
 		if err != nil {
 			if !os.IsNotExist(err) {
@@ -193,12 +176,12 @@ func doctorClient(env Env, name string) ClientReport {
 			continue
 		}
 		conf := ConfigReport{Scope: p.scope, Path: p.path, Hooks: []HookReport{}}
-		if name == "opencode" {
+		if c.Layout == hooks.Plugin {
 			conf.Hooks = doctorShim(&cr, p.path, string(data))
 			cr.Configs = append(cr.Configs, conf)
 			continue
 		}
-		found, err := findHooks(p.path, data, true, syntaxOf(name))
+		found, err := findHooks(p.path, data, true, c)
 		if err != nil {
 			cr.add(Fail, "%v", err)
 			cr.Configs = append(cr.Configs, conf)
@@ -221,7 +204,7 @@ func doctorClient(env Env, name string) ClientReport {
 		}
 	}
 	if len(cr.Configs) == 0 {
-		cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, name), ", "))
+		cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, c), ", "))
 		return cr
 	}
 	servers := map[string][]mine{}
@@ -237,7 +220,7 @@ func doctorClient(env Env, name string) ClientReport {
 			}
 		}
 	}
-	if name != "opencode" && len(ours) == 0 {
+	if c.Layout != hooks.Plugin && len(ours) == 0 {
 		cr.add(Info, "no interceptor hooks in %s", strings.Join(existing(cr.Configs), ", "))
 	}
 	names := make([]string, 0, len(servers))
@@ -246,7 +229,7 @@ func doctorClient(env Env, name string) ClientReport {
 	}
 	slices.Sort(names)
 	for _, s := range names {
-		doctorServer(&cr, name, s, servers[s][0].scope, func() (kinds []string, paths []string) {
+		doctorServer(&cr, c, s, func() (kinds []string, paths []string) {
 			for _, m := range servers[s] {
 				kinds = append(kinds, m.found.command.Sub)
 				if !slices.Contains(paths, m.path) {
@@ -255,26 +238,26 @@ func doctorClient(env Env, name string) ClientReport {
 			}
 			return
 		})
-		if name == "claude-code" || name == "codex" {
-			doctorRace(&cr, name, s, all)
+		if c.RacesInput {
+			doctorRace(&cr, c, s, all)
 		}
 	}
 	for _, m := range ours {
 		if m.found.command.Sub == "approve" {
-			doctorApproveTimeout(&cr, name, m.found, m.path)
+			doctorApproveTimeout(&cr, c, m.found, m.path)
 		}
 	}
-	if name == "codex" {
+	if c.TrustStep != "" {
 		for i := range ours {
-			doctorCodexTrust(&cr, env, ours[i].found, ours[i].report, ours[i].path, ours[i].scope)
+			doctorCodexTrust(&cr, env, c, ours[i].found, ours[i].report, ours[i].path, ours[i].scope)
 		}
 	}
 	return cr
 }
 
-func pathsOf(env Env, name string) []string {
+func pathsOf(env Env, c *hooks.Client) []string {
 	var out []string
-	for _, p := range doctorPaths(env, name) {
+	for _, p := range doctorPaths(env, c) {
 		out = append(out, p.path)
 	}
 	return out
@@ -309,10 +292,10 @@ func binOK(bin string) bool {
 }
 
 // doctorServer checks that a server has every hook its client needs.
-func doctorServer(cr *ClientReport, client, server string, scope Scope, hooks func() ([]string, []string)) {
-	kinds, paths := hooks()
+func doctorServer(cr *ClientReport, c *hooks.Client, server string, installed func() ([]string, []string)) {
+	kinds, paths := installed()
 	want := []string{"inject", "capture"}
-	if client == "claude-code" {
+	if c.SessionEnd != "" {
 		want = append(want, "clear")
 	}
 	var missing []string
@@ -329,25 +312,25 @@ func doctorServer(cr *ClientReport, client, server string, scope Scope, hooks fu
 	case len(missing) == 0:
 		cr.add(OK, "server %q: %s installed in %s", server, strings.Join(want, ", "), strings.Join(paths, ", "))
 	case slices.Contains(missing, "inject") || slices.Contains(missing, "capture"):
-		cr.add(Fail, "server %q: no %s hook (in %s); run: interceptor install %s --server %s", server, strings.Join(missing, " or "), strings.Join(paths, ", "), client, server)
+		cr.add(Fail, "server %q: no %s hook (in %s); run: interceptor install %s --server %s", server, strings.Join(missing, " or "), strings.Join(paths, ", "), c.Name, server)
 	default:
-		cr.add(Warn, "server %q: no SessionEnd clear hook: ended sessions keep their tokens until 'interceptor gc'", server)
+		cr.add(Warn, "server %q: no %s clear hook: ended sessions keep their tokens until 'interceptor gc'", server, c.SessionEnd)
 	}
 	for _, k := range want {
 		if counts[k] > 1 {
 			cr.add(Warn, "server %q: %d %s hooks (in %s); they all run on every call", server, counts[k], k, strings.Join(paths, ", "))
 		}
 	}
-	_ = scope
 }
 
 // doctorRace warns about other pre-tool hooks that fire on the server's
 // tools: when two hooks rewrite the same call's input, Claude Code and Codex
 // keep the last one to finish, and the token may be lost.
-func doctorRace(cr *ClientReport, client, server string, all []foundHook) {
-	sample := "mcp__" + hooks.SanitizeName(server) + "__tool"
+func doctorRace(cr *ClientReport, c *hooks.Client, server string, all []foundHook) {
+	prefix, _ := hooks.ToolPrefix(c.Name, server)
+	sample := prefix + "tool"
 	for _, h := range all {
-		if h.event != "PreToolUse" || h.command.Sub != "" {
+		if h.event != c.PreTool || h.command.Sub != "" {
 			continue
 		}
 		m := ""
@@ -358,69 +341,54 @@ func doctorRace(cr *ClientReport, client, server string, all []foundHook) {
 		if !overlap {
 			re, err := regexp.Compile(m)
 			if err != nil {
-				cr.add(Warn, "PreToolUse hook %q has a matcher (%q) doctor cannot read; if it fires on %s's tools and rewrites their input, it races interceptor's inject (the last to finish wins)", h.raw, m, server)
+				cr.add(Warn, "%s hook %q has a matcher (%q) doctor cannot read; if it fires on %s's tools and rewrites their input, it races interceptor's inject (the last to finish wins)", c.PreTool, h.raw, m, server)
 				continue
 			}
-			overlap = re.MatchString(sample) || strings.Contains(m, "mcp__"+hooks.SanitizeName(server)+"__")
+			overlap = re.MatchString(sample) || strings.Contains(m, prefix)
 		}
 		if overlap {
-			cr.add(Warn, "PreToolUse hook %q also fires on %s's tools: if it rewrites their input too, %s keeps the last one to finish and the token may be lost", h.raw, server, map[string]string{"claude-code": "Claude Code", "codex": "Codex"}[client])
+			cr.add(Warn, "%s hook %q also fires on %s's tools: if it rewrites their input too, %s keeps the last one to finish and the token may be lost", c.PreTool, h.raw, server, c.Display)
 		}
 	}
-}
-
-// hookTimeoutUnits are the clients' hook timeout units and their defaults
-// when a hook sets none (0: not documented). Claude Code: 60 s (its hooks
-// documentation); Codex: 600 s (its hooks documentation; the field is
-// "timeout", serde-renamed from timeout_sec); Gemini CLI 0.61.0:
-// DEFAULT_HOOK_TIMEOUT = 60000 ms in its bundle; Cursor: seconds, default
-// not documented.
-var hookTimeoutUnits = map[string]struct {
-	unit    time.Duration
-	name    string
-	deflt   time.Duration
-	display string
-}{
-	"claude-code": {time.Second, "s", 60 * time.Second, "Claude Code"},
-	"codex":       {time.Second, "s", 600 * time.Second, "Codex"},
-	"gemini":      {time.Millisecond, "ms", 60 * time.Second, "Gemini CLI"},
-	"cursor":      {time.Second, "s", 0, "Cursor"},
 }
 
 // doctorApproveTimeout checks that the client lets an approve hook run
 // past its --timeout: one it kills earlier runs the tool unapproved.
-func doctorApproveTimeout(cr *ClientReport, client string, f foundHook, path string) {
-	u, known := hookTimeoutUnits[client]
-	if !known {
+func doctorApproveTimeout(cr *ClientReport, c *hooks.Client, f foundHook, path string) {
+	if c.TimeoutUnit == 0 {
 		return
+	}
+	unit := "s"
+	if c.TimeoutUnit == time.Millisecond {
+		unit = "ms"
 	}
 	d, ok := approvals.ApproveTimeout(f.command.Argv, os.Getenv)
 	if !ok {
-		cr.add(Warn, "%s: cannot read the --timeout of the approve hook %q; check that %s lets it run longer than its --timeout plus %s", path, f.raw, u.display, approvals.HookMargin)
+		cr.add(Warn, "%s: cannot read the --timeout of the approve hook %q; check that %s lets it run longer than its --timeout plus %s", path, f.raw, c.Display, approvals.HookMargin)
 		return
 	}
 	need := approvals.MinHookTimeout(d)
-	want := int64((need + u.unit - 1) / u.unit)
+	want := int64((need + c.TimeoutUnit - 1) / c.TimeoutUnit)
 	to := f.hook.Get("timeout")
 	switch {
 	case to.Exists() && to.Type != gjson.Number:
-		cr.add(Fail, "%s: the approve hook's timeout %s is not a number; set \"timeout\": %d (%s), or %s may kill it and run the tool unapproved", path, to.Raw, want, u.name, u.display)
-	case to.Exists() && time.Duration(to.Float()*float64(u.unit)) < need:
-		cr.add(Fail, "%s: the approve hook waits up to %s (--timeout) but %s kills it after %s%s and runs the tool UNAPPROVED: set \"timeout\": %d (or reinstall with --approve)", path, d, u.display, to.Raw, u.name, want)
+		cr.add(Fail, "%s: the approve hook's timeout %s is not a number; set \"timeout\": %d (%s), or %s may kill it and run the tool unapproved", path, to.Raw, want, unit, c.Display)
+	case to.Exists() && time.Duration(to.Float()*float64(c.TimeoutUnit)) < need:
+		cr.add(Fail, "%s: the approve hook waits up to %s (--timeout) but %s kills it after %s%s and runs the tool UNAPPROVED: set \"timeout\": %d (or reinstall with --approve)", path, d, c.Display, to.Raw, unit, want)
 	case to.Exists():
-		cr.add(OK, "%s: the approve hook's timeout (%s%s) covers its --timeout %s", path, to.Raw, u.name, d)
-	case u.deflt == 0:
-		cr.add(Warn, "%s: the approve hook sets no timeout and %s's default is not documented: set \"timeout\": %d (%s), or it may kill the hook and run the tool unapproved", path, u.display, want, u.name)
-	case u.deflt < need:
-		cr.add(Fail, "%s: the approve hook sets no timeout, so %s kills it after its default %s and runs the tool UNAPPROVED before its --timeout %s: set \"timeout\": %d (or reinstall with --approve)", path, u.display, u.deflt, d, want)
+		cr.add(OK, "%s: the approve hook's timeout (%s%s) covers its --timeout %s", path, to.Raw, unit, d)
+	case c.TimeoutDefault == 0:
+		cr.add(Warn, "%s: the approve hook sets no timeout and %s's default is not documented: set \"timeout\": %d (%s), or it may kill the hook and run the tool unapproved", path, c.Display, want, unit)
+	case c.TimeoutDefault < need:
+		cr.add(Fail, "%s: the approve hook sets no timeout, so %s kills it after its default %s and runs the tool UNAPPROVED before its --timeout %s: set \"timeout\": %d (or reinstall with --approve)", path, c.Display, c.TimeoutDefault, d, want)
 	default:
-		cr.add(OK, "%s: the approve hook sets no timeout; %s's default %s covers its --timeout %s", path, u.display, u.deflt, d)
+		cr.add(OK, "%s: the approve hook sets no timeout; %s's default %s covers its --timeout %s", path, c.Display, c.TimeoutDefault, d)
 	}
 }
 
 // doctorCodexTrust checks Codex's trust record of one hook.
-func doctorCodexTrust(cr *ClientReport, env Env, f foundHook, rep *HookReport, path string, scope Scope) {
-	config := filepath.Join(codexHome(env), "config.toml")
+func doctorCodexTrust(cr *ClientReport, env Env, c *hooks.Client, f foundHook, rep *HookReport, path string, scope Scope) {
+	config := env.resolve(c.TrustRecord)
 	st, err := readCodexState(config)
 	if err != nil && !os.IsNotExist(err) {
 		rep.Trust = "unknown"
@@ -455,7 +423,7 @@ func doctorCodexTrust(cr *ClientReport, env Env, f foundHook, rep *HookReport, p
 		rep.Trust = "untrusted"
 		cr.add(Fail, "the %s hook in %s is not trusted yet, so Codex skips it silently: start codex and run /hooks to trust it", f.event, path)
 	}
-	if scope == Project && !st.projectTrusted(env.Project) {
+	if scope == Project && c.ProjectTrust && !st.projectTrusted(env.Project) {
 		cr.add(Warn, "Codex loads %s only when the project is trusted, and %s does not list %s as trusted", path, config, env.Project)
 	}
 }

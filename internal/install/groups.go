@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
 )
@@ -263,11 +264,11 @@ func removeFound(e *editor, hooks list, h foundHook, keep func(event string) boo
 
 // findHooks lists the interceptor hooks (and, with all, every command hook)
 // of a JSON config, for doctor.
-func findHooks(path string, doc []byte, all bool, syn syntax) ([]foundHook, error) {
+func findHooks(path string, doc []byte, all bool, c *hooks.Client) ([]foundHook, error) {
 	if len(trimSpace(doc)) == 0 {
 		return nil, nil
 	}
-	e, err := parseConfig(path, doc, syn)
+	e, err := parseConfig(path, doc, c)
 	if err != nil {
 		return nil, err
 	}
@@ -287,11 +288,11 @@ func findHooks(path string, doc []byte, all bool, syn syntax) ([]foundHook, erro
 
 // prepare reads a config to edit: the file, or newDoc for one that does not
 // exist or is empty.
-func prepare(path string, doc []byte, newDoc string, syn syntax) (*editor, error) {
+func prepare(path string, doc []byte, newDoc string, c *hooks.Client) (*editor, error) {
 	if len(trimSpace(doc)) == 0 {
 		doc = []byte(newDoc)
 	}
-	return parseConfig(path, doc, syn)
+	return parseConfig(path, doc, c)
 }
 
 func trimSpace(b []byte) []byte {
@@ -307,11 +308,11 @@ func trimSpace(b []byte) []byte {
 
 // jsonUnmerge is unmerge for the JSON configs: a file install created and
 // that holds nothing else goes.
-func jsonUnmerge(path string, doc []byte, server, newDoc string, created bool, syn syntax) ([]byte, error) {
+func jsonUnmerge(path string, doc []byte, server, newDoc string, created bool, c *hooks.Client) ([]byte, error) {
 	if len(trimSpace(doc)) == 0 {
 		return doc, nil
 	}
-	e, err := parseConfig(path, doc, syn)
+	e, err := parseConfig(path, doc, c)
 	if err != nil {
 		return nil, err
 	}

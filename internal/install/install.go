@@ -13,6 +13,7 @@ package install
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,9 +21,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/rogpeppe/go-internal/diff"
 )
 
@@ -104,6 +105,7 @@ type Result struct {
 	Backup  string // the backup taken now, if any
 	Diff    string // unified diff of the change
 	Notes   []string
+	Trust   []string // what the user must do before the client runs the hooks
 }
 
 // client is one client's config format.
@@ -118,35 +120,58 @@ type client interface {
 	unmerge(path string, doc []byte, server string, created bool) ([]byte, error)
 }
 
-var clients = map[string]client{
-	"claude-code": claudeCode{},
-	"codex":       codex{},
-	"gemini":      gemini{},
-	"opencode":    opencode{},
-	"cursor":      cursor{},
-}
-
 // Clients lists the client names install knows.
 func Clients() []string {
-	names := make([]string, 0, len(clients))
-	for n := range clients {
-		names = append(names, n)
+	names := make([]string, 0, len(hooks.Clients))
+	for _, c := range hooks.Clients {
+		names = append(names, c.Name)
 	}
-	sort.Strings(names)
 	return names
 }
 
-func lookup(name string) (client, error) {
-	c, ok := clients[name]
+func lookup(name string) (client, *hooks.Client, error) {
+	c, ok := hooks.FindClient(name)
 	if !ok {
-		return nil, fmt.Errorf("unknown client %q: use one of %s", name, strings.Join(Clients(), ", "))
+		return nil, nil, fmt.Errorf("unknown client %q: use one of %s", name, strings.Join(Clients(), ", "))
 	}
-	return c, nil
+	if c.Layout == hooks.Plugin {
+		return opencode{c}, c, nil
+	}
+	return hookFile{c}, c, nil
+}
+
+// resolve is the file p names in this environment ("" for none).
+func (env Env) resolve(p hooks.Path) string {
+	if p.Rel == "" {
+		return ""
+	}
+	var dir string
+	switch p.Root {
+	case hooks.ProjectDir:
+		dir = env.Project
+	case hooks.ClaudeConfigDir:
+		dir = cmp.Or(env.ClaudeConfigDir, filepath.Join(env.Home, ".claude"))
+	case hooks.CodexHome:
+		dir = cmp.Or(env.CodexHome, filepath.Join(env.Home, ".codex"))
+	case hooks.XDGConfigHome:
+		dir = cmp.Or(env.XDGConfigHome, filepath.Join(env.Home, ".config"))
+	default:
+		dir = env.Home
+	}
+	return filepath.Join(dir, filepath.FromSlash(p.Rel))
+}
+
+// configPath is the file install edits for a client and scope.
+func (env Env) configPath(c *hooks.Client, scope Scope) string {
+	if scope == Project {
+		return env.resolve(c.Project)
+	}
+	return env.resolve(c.User)
 }
 
 // ConfigPath is the file install edits for a client and scope.
 func ConfigPath(env Env, clientName string, scope Scope) (string, error) {
-	c, err := lookup(clientName)
+	c, _, err := lookup(clientName)
 	if err != nil {
 		return "", err
 	}
@@ -182,7 +207,7 @@ func Install(env Env, o Options) (*Result, error) {
 	if !filepath.IsAbs(o.Bin) {
 		return nil, fmt.Errorf("the binary path %q is not absolute", o.Bin)
 	}
-	c, err := lookup(o.Client)
+	c, desc, err := lookup(o.Client)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +221,16 @@ func Install(env Env, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Notes = notes
-	return res, f.commit(res, out, o.DryRun, false)
+	if err := f.commit(res, out, o.DryRun, false); err != nil {
+		return res, err
+	}
+	if res.Changed && desc.TrustStep != "" {
+		res.Trust = []string{fmt.Sprintf("%s skips new or changed hooks SILENTLY until you trust them: %s (interceptor doctor tells whether they are trusted)", desc.Display, desc.TrustStep)}
+		if o.Scope == Project && desc.ProjectTrust {
+			res.Trust = append(res.Trust, fmt.Sprintf("%s loads a project's hooks only when the project is trusted", desc.Display))
+		}
+	}
+	return res, nil
 }
 
 // Uninstall removes the server's hooks from the client's config.
@@ -204,7 +238,7 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	c, err := lookup(o.Client)
+	c, _, err := lookup(o.Client)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
@@ -19,14 +20,6 @@ import (
 // bytes. A comment that ends the line before an insertion stays with the
 // value it followed.
 
-// syntax is what a client's JSON parser accepts beyond plain JSON.
-type syntax struct {
-	client         string // the client's display name, for refusals
-	comments       bool   // // and /* */ comments
-	trailingCommas bool
-	unverified     bool // not checked with the real client: refuse what is not plain JSON
-}
-
 // editor holds a config being edited.
 type editor struct {
 	root   hujson.Value
@@ -35,7 +28,7 @@ type editor struct {
 
 // parseConfig reads a config the client's own parser would accept, naming
 // the file and the client in a one-line refusal otherwise.
-func parseConfig(path string, doc []byte, syn syntax) (*editor, error) {
+func parseConfig(path string, doc []byte, c *hooks.Client) (*editor, error) {
 	v, err := hujson.Parse(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON (%v); fix it (or move it away) and run again", path, err)
@@ -45,14 +38,14 @@ func parseConfig(path string, doc []byte, syn syntax) (*editor, error) {
 	}
 	comments, trailing := extras(&v)
 	does := "does not accept"
-	if syn.unverified {
+	if c.Syntax.Unverified {
 		does = "is not known to accept"
 	}
 	switch {
-	case comments && !syn.comments:
-		return nil, fmt.Errorf("%s has comments, which %s %s in this file: remove them (or add the hooks by hand) and run again", path, syn.client, does)
-	case trailing && !syn.trailingCommas:
-		return nil, fmt.Errorf("%s has a trailing comma, which %s %s in this file: remove it and run again", path, syn.client, does)
+	case comments && !c.Syntax.Comments:
+		return nil, fmt.Errorf("%s has comments, which %s %s in this file: remove them (or add the hooks by hand) and run again", path, c.Display, does)
+	case trailing && !c.Syntax.TrailingCommas:
+		return nil, fmt.Errorf("%s has a trailing comma, which %s %s in this file: remove it and run again", path, c.Display, does)
 	}
 	return &editor{root: v, layout: detectLayout(doc)}, nil
 }

@@ -2,6 +2,8 @@ package install
 
 import (
 	"testing"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
 // No client install edits takes trailing commas (Gemini CLI refuses them),
@@ -12,7 +14,7 @@ func TestEditorTrailingCommas(t *testing.T) {
 		"{\n  \"a\": [\n    1, // one\n  ],\n  \"b\": {\"x\": 1,},\n}\n",
 		"{\"a\": [1,], \"b\": {\"x\": 1,},}",
 	} {
-		e, err := parseConfig("f.json", []byte(doc), syntax{comments: true, trailingCommas: true})
+		e, err := parseConfig("f.json", []byte(doc), &hooks.Client{Syntax: hooks.Syntax{Comments: true, TrailingCommas: true}})
 		if err != nil {
 			t.Fatal(err)
 		}

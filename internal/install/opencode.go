@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/recipes"
 )
 
@@ -16,7 +16,7 @@ import (
 // into the plugin dir, with only its constant lines filled in: BIN, ARGS
 // (the --server names and hook options) and CAPTURE_ARGS (--redact). One
 // shim serves every server installed into the same dir.
-type opencode struct{}
+type opencode struct{ c *hooks.Client }
 
 const (
 	shimHeader      = "// interceptor plugin shim for OpenCode."
@@ -24,19 +24,9 @@ const (
 	shimArgs        = "const ARGS: string[] ="
 	shimCaptureArgs = "const CAPTURE_ARGS: string[] ="
 	shimApproveArgs = "const APPROVE_ARGS: string[] ="
-	shimFile        = "interceptor.ts"
 )
 
-func (opencode) path(env Env, scope Scope) string {
-	if scope == Project {
-		return filepath.Join(env.Project, ".opencode", "plugin", shimFile)
-	}
-	dir := env.XDGConfigHome
-	if dir == "" {
-		dir = filepath.Join(env.Home, ".config")
-	}
-	return filepath.Join(dir, "opencode", "plugin", shimFile)
-}
+func (o opencode) path(env Env, scope Scope) string { return env.configPath(o.c, scope) }
 
 // shimConfig is what the constant lines hold.
 type shimConfig struct {
@@ -130,7 +120,7 @@ func readShim(doc string) (c shimConfig, ok bool) {
 	return c, true
 }
 
-func (opencode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
 	var servers []string
 	approveArgs := []string{}
@@ -167,7 +157,7 @@ func (opencode) merge(path string, doc []byte, o Options) ([]byte, []string, err
 	c.approveArgs = approveArgs
 	if o.Approve.On {
 		// Everything after "approve --client opencode": the shim adds those.
-		argv := approveArgv(o, "opencode", opencodeApproveMatch(o.Server))
+		argv := approveArgv(o, oc.c.Name, oc.approveMatch(o.Server))
 		c.approveArgs = argv[4:]
 		if len(approveArgs) > 0 && !slices.Equal(approveArgs, c.approveArgs) {
 			notes = append(notes, "the shim's approve options (APPROVE_ARGS) are shared by every server it serves; replaced them")
@@ -217,20 +207,9 @@ func (opencode) unmerge(path string, doc []byte, server string, created bool) ([
 	return []byte(out), err
 }
 
-// opencodeApproveMatch is approve's default --match in the shim, which runs
-// approve for every tool: the server's tools, named <server>_<tool> with the
-// server's name sanitized as the shim does it.
-func opencodeApproveMatch(server string) string {
-	return "^" + regexp.QuoteMeta(opencodeSanitize(server)) + "_"
-}
-
-// opencodeSanitize replaces what is not [A-Za-z0-9_-] with "_", as the shim
-// does (a loop, not a regexp compiled at every hook's start-up).
-func opencodeSanitize(server string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return '_'
-	}, server)
+// approveMatch is approve's default --match in the shim, which runs
+// approve for every tool: the server's tools, as OpenCode spells them.
+func (oc opencode) approveMatch(server string) string {
+	p, _ := hooks.ToolPrefix(oc.c.Name, server)
+	return "^" + regexp.QuoteMeta(p)
 }

@@ -1,0 +1,166 @@
+package hooks
+
+import "time"
+
+// This file is the one description of each client's configuration that
+// install, doctor and the hooks share: where its hook config lives per
+// scope, the events install writes, the hook timeout's unit and default,
+// what the client can rewrite, and what its JSON parser accepts. How a
+// client spells a server's tools is in names.go. Plain data: nothing here
+// runs at init.
+
+// Client describes one client's configuration.
+type Client struct {
+	Name    string // as --client takes it
+	Display string // as people call it
+
+	// User and Project are the hook config files install edits (for
+	// OpenCode, the plugin shim it writes); Local is one more project file
+	// the client reads hooks from, which doctor checks.
+	User, Project, Local Path
+
+	Layout Layout
+	// The events install writes inject and capture under, and clear
+	// ("": none).
+	PreTool, PostTool, SessionEnd string
+
+	TimeoutUnit    time.Duration // of a hook's "timeout" field
+	TimeoutDefault time.Duration // when a hook sets none; 0: not documented
+	Timeout        int           // what install writes, in TimeoutUnit; 0: none
+
+	// RewritesResult: the client lets a post-tool hook replace what the
+	// model reads of a result, so capture --redact works.
+	RewritesResult bool
+	// RacesInput: when two pre-tool hooks rewrite one call's input, the
+	// last to finish wins.
+	RacesInput bool
+	// TrustStep is what the user must do before the client runs new or
+	// changed hooks ("": it runs them at once); TrustRecord is the file
+	// where the client records that trust, and ProjectTrust says it loads
+	// a project's hooks only once the project is trusted.
+	TrustStep    string
+	TrustRecord  Path
+	ProjectTrust bool
+	// Documented: known from the documentation only, never run.
+	Documented bool
+	// ApproveMatch is approve's default --match where the client's matcher
+	// cannot pick the server's tools ("": it can).
+	ApproveMatch string
+	// Skeleton is a new config file before install adds to it.
+	Skeleton string
+
+	Syntax Syntax
+}
+
+// Layout is how a client's config holds hooks.
+type Layout int
+
+const (
+	// Grouped: hooks.<Event>[{matcher, hooks:[{type:"command", command, timeout}]}].
+	Grouped Layout = iota
+	// Flat: hooks.<event>[{command, timeout}], no matcher.
+	Flat
+	// Plugin: a plugin file runs the hooks (OpenCode).
+	Plugin
+)
+
+// Syntax is what a client's JSON config parser accepts beyond plain JSON.
+type Syntax struct {
+	Comments, TrailingCommas bool
+	// Unverified: not checked with the real client.
+	Unverified bool
+}
+
+// Root is the directory a config path is relative to.
+type Root int
+
+const (
+	HomeDir         Root = iota
+	ProjectDir           // the project dir
+	ClaudeConfigDir      // $CLAUDE_CONFIG_DIR, else ~/.claude
+	CodexHome            // $CODEX_HOME, else ~/.codex
+	XDGConfigHome        // $XDG_CONFIG_HOME, else ~/.config
+)
+
+// Path is a file under a Root, slash-separated; Rel "" is no file.
+type Path struct {
+	Root Root
+	Rel  string
+}
+
+var (
+	// Claude Code 2.1.328; it silently ignores a settings.json with comments
+	// (2.1.330: its hooks did not run).
+	ClaudeCodeClient = Client{
+		Name: "claude-code", Display: "Claude Code",
+		User:    Path{ClaudeConfigDir, "settings.json"},
+		Project: Path{ProjectDir, ".claude/settings.json"},
+		Local:   Path{ProjectDir, ".claude/settings.local.json"},
+		Layout:  Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse", SessionEnd: "SessionEnd",
+		TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
+		RewritesResult: true, RacesInput: true,
+		Skeleton: "{}\n",
+	}
+	// Codex CLI 0.169.0: refuses a hooks.json with comments ("failed to
+	// parse hooks config"); default timeout 600 s (its hooks docs).
+	CodexClient = Client{
+		Name: "codex", Display: "Codex",
+		User:    Path{CodexHome, "hooks.json"},
+		Project: Path{ProjectDir, ".codex/hooks.json"},
+		Layout:  Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
+		TimeoutUnit: time.Second, TimeoutDefault: 600 * time.Second, Timeout: 10,
+		RacesInput:  true,
+		TrustStep:   "start codex and run /hooks to review and trust them",
+		TrustRecord: Path{CodexHome, "config.toml"}, ProjectTrust: true,
+		Skeleton: "{}\n",
+	}
+	// Gemini CLI 0.61.0: reads comments in settings.json, refuses a trailing
+	// comma; timeout in milliseconds, DEFAULT_HOOK_TIMEOUT 60000 in its
+	// bundle.
+	GeminiClient = Client{
+		Name: "gemini", Display: "Gemini CLI",
+		User:    Path{HomeDir, ".gemini/settings.json"},
+		Project: Path{ProjectDir, ".gemini/settings.json"},
+		Layout:  Grouped, PreTool: "BeforeTool", PostTool: "AfterTool",
+		TimeoutUnit: time.Millisecond, TimeoutDefault: 60 * time.Second, Timeout: 10000,
+		Skeleton: "{}\n",
+		Syntax:   Syntax{Comments: true},
+	}
+	// OpenCode 1.18.33: a plugin shim; its opencode.json takes comments and
+	// trailing commas.
+	OpenCodeClient = Client{
+		Name: "opencode", Display: "OpenCode",
+		User:           Path{XDGConfigHome, "opencode/plugin/interceptor.ts"},
+		Project:        Path{ProjectDir, ".opencode/plugin/interceptor.ts"},
+		Layout:         Plugin,
+		RewritesResult: true,
+		Syntax:         Syntax{Comments: true, TrailingCommas: true},
+	}
+	// Cursor, from its documentation: no matcher, and MCP tools documented
+	// as MCP:<tool>, so approve asks for every MCP tool by default; timeout
+	// in seconds, default not documented.
+	CursorClient = Client{
+		Name: "cursor", Display: "Cursor",
+		User:    Path{HomeDir, ".cursor/hooks.json"},
+		Project: Path{ProjectDir, ".cursor/hooks.json"},
+		Layout:  Flat, PreTool: "preToolUse", PostTool: "postToolUse",
+		TimeoutUnit:    time.Second,
+		RewritesResult: true, Documented: true,
+		ApproveMatch: "^MCP:",
+		Skeleton:     "{\n  \"version\": 1\n}\n",
+		Syntax:       Syntax{Unverified: true},
+	}
+)
+
+// Clients are all clients, in name order.
+var Clients = []*Client{&ClaudeCodeClient, &CodexClient, &CursorClient, &GeminiClient, &OpenCodeClient}
+
+// FindClient is the client named name.
+func FindClient(name string) (*Client, bool) {
+	for _, c := range Clients {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return nil, false
+}
