@@ -278,6 +278,8 @@ func (c *Chat) State() (Status, error) {
 	why := "the runner process died without finishing the chat"
 	if rerr == nil {
 		why = fmt.Sprintf("the runner process (pid %d) died without finishing the chat", ri.RunnerPID)
+		// Its client is orphaned: end it with the chat.
+		killGroup(ri.ClientPGID, hardKill)
 	} else if errors.Is(rerr, fs.ErrNotExist) {
 		why = "the runner process never started"
 	}

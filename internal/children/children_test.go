@@ -234,6 +234,12 @@ func TestRunnerDeathMarksChatFailed(t *testing.T) {
 	if statuses[len(statuses)-1] != "failed" || last.Get("type").Str != "complete" || !strings.Contains(last.Get("error").Str, "died") {
 		t.Errorf("after the runner died: statuses %v, last event %s", statuses, last.Raw)
 	}
+	for deadline := time.Now().Add(5 * time.Second); groupAlive(ri.ClientPGID) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if groupAlive(ri.ClientPGID) {
+		t.Errorf("the orphaned client's group %d lives on after its chat was marked failed", ri.ClientPGID)
+	}
 }
 
 // waitClient waits until the runner has started the client.
