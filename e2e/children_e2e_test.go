@@ -772,7 +772,8 @@ func (m *mcpSupervisor) rpc(t *testing.T, method, params string) gjson.Result {
 // call runs a tool and returns its JSON result.
 func (m *mcpSupervisor) call(t *testing.T, tool string, args map[string]any) gjson.Result {
 	t.Helper()
-	r := m.rpc(t, "tools/call", mustJSON(map[string]any{"name": tool, "arguments": args}))
+	params, _ := json.Marshal(map[string]any{"name": tool, "arguments": args}) // one line: the protocol is line-delimited
+	r := m.rpc(t, "tools/call", string(params))
 	text := r.Get("result.content.0.text").Str
 	if r.Get("result.isError").Bool() || !gjson.Valid(text) {
 		t.Fatalf("%s: %s", tool, r.Raw)

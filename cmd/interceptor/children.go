@@ -81,7 +81,7 @@ func newChildrenCreateCmd(io *streams) *cobra.Command {
 	fl.StringVar(&c.WorkingDir, "dir", "", "the child's working dir (default: the current dir)")
 	fl.StringVar(&c.Model, "model", "", "the model (default: the client's)")
 	fl.StringVar(&c.MCPConfig, "mcp-config", "", "Claude Code: an MCP config file ({\"mcpServers\":…}) for the child")
-	fl.StringVar(&c.Approve, "approve", "", "regex of tool names that need approval (informational for hook clients: their installed approve hook decides)")
+	fl.StringVar(&c.Approve, "approve", "", "Claude Code: only tools matching this regex wait for approval, the others are allowed (hook clients: the installed approve hook's --match decides)")
 	fl.StringArrayVar(&env, "env", nil, "NAME=VALUE added to the child's environment (repeatable)")
 	return cmd
 }

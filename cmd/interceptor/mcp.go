@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
@@ -17,7 +18,7 @@ import (
 
 func newMCPCmd(io *streams) *cobra.Command {
 	f := &approvalsFlags{}
-	var role, onTimeout, chat, arg, humanTools string
+	var role, onTimeout, chat, arg, humanTools, match string
 	var timeout, parkTTL time.Duration
 	cmd := &cobra.Command{
 		Use:   "mcp --role child|supervisor",
@@ -47,6 +48,13 @@ and the child-session tools create, chat_async, poll, cancel and list
 			switch role {
 			case "child":
 				o := mcpserver.ChildOptions{Timeout: timeout, Chat: chat, Tokens: state.New(q.StateDir), Key: arg}
+				if match != "" {
+					re, err := regexp.Compile(match)
+					if err != nil {
+						return fmt.Errorf("--match %q: %v", match, err)
+					}
+					o.Match = re
+				}
 				switch onTimeout {
 				case "deny":
 				case "allow":
@@ -85,6 +93,7 @@ and the child-session tools create, chat_async, poll, cancel and list
 	cmd.Flags().StringVar(&onTimeout, "on-timeout", "deny", "child: what an undecided call gets after --timeout: deny or allow")
 	cmd.Flags().StringVar(&humanTools, "human-tools", "", "child: also serve the human tools this JSON file declares (docs/human-tools.md)")
 	cmd.Flags().DurationVar(&parkTTL, "park-ttl", humantools.DefaultParkTTL, "child: how long a parked human tool call waits for its answer")
+	cmd.Flags().StringVar(&match, "match", "", "child: only tools whose name matches this regex wait for a decision; permit allows the others")
 	cmd.Flags().StringVar(&chat, "chat", "", "child: tag requests with this child chat (set by interceptor children)")
 	cmd.Flags().StringVar(&arg, "arg", approvals.DefaultKey, "child: the token argument; the queue shows a stand-in for any value under it and for any token held for the session")
 	return cmd

@@ -228,6 +228,14 @@ func TestRunnerDeathMarksChatFailed(t *testing.T) {
 	for chat.runnerAlive() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
+	// One poll that notices the death shows it in its status and events.
+	once, err := s.Poll(context.Background(), q, PollRequest{ChatID: chat.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := gjson.Parse(once); j.Get("status").Str != "failed" || j.Get("events|@reverse|0.event.type").Str != "complete" || j.Get("has_more").Bool() {
+		t.Errorf("the poll that noticed the runner's death: %s", once)
+	}
 	evs, statuses := pollUntilDone(t, s, q, chat.ID)
 	checkSeqs(t, evs)
 	last := evs[len(evs)-1].Get("event")

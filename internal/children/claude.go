@@ -42,6 +42,9 @@ func (claudeCode) Command(r RunSpec) (Command, error) {
 	route := `{"type":"stdio"}`
 	route, _ = sjson.Set(route, "command", r.Bin)
 	args := []string{"mcp", "--role", "child", "--state-dir", r.StateDir, "--chat", r.ChatID}
+	if r.Child.Approve != "" {
+		args = append(args, "--match", r.Child.Approve)
+	}
 	if r.ApproveTimeout > 0 {
 		args = append(args, "--timeout", r.ApproveTimeout.String())
 	}

@@ -55,13 +55,22 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 		watch(q.Dir())
 	}
 	for {
+		// The state first: it may close the log of a dead runner, and
+		// the events read next then include that end.
+		st, err := chat.State()
+		if err != nil {
+			return "", err
+		}
 		evs, err := chat.Events(r.FromSeq, r.Limit)
 		if err != nil {
 			return "", err
 		}
-		st, err := chat.State()
-		if err != nil {
-			return "", err
+		if st == Running {
+			if last, err := chat.lastEvent(); err == nil {
+				if end, ok := terminal(last); ok {
+					st = end // the chat ended meanwhile
+				}
+			}
 		}
 		pending, err := PendingFor(q, chat.ID)
 		if err != nil {

@@ -28,6 +28,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,6 +187,11 @@ func (s *Store) Create(c Child) (Child, error) {
 		return Child{}, fmt.Errorf("working_dir %q: not a directory", c.WorkingDir)
 	}
 	c.WorkingDir = abs
+	if c.Approve != "" {
+		if _, err := regexp.Compile(c.Approve); err != nil {
+			return Child{}, fmt.Errorf("approve %q: %v", c.Approve, err)
+		}
+	}
 	if c.MCPConfig != "" {
 		if err := checkMCPConfig(c.MCPConfig); err != nil {
 			return Child{}, err

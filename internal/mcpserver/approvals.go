@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -26,6 +27,9 @@ type ChildOptions struct {
 	// and for values under Key (see approvals.Call).
 	Tokens *state.Store
 	Key    string
+	// Match, when set, limits asking to tools whose name matches; permit
+	// allows any other call at once (interceptor children's approve).
+	Match *regexp.Regexp
 }
 
 // ChildTools are the tools of `interceptor mcp --role child`: only permit,
@@ -72,11 +76,14 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 	if id := args.Get("tool_use_id").Str; id != "" {
 		origin += " tool_use_id " + id
 	}
-	a, err := q.Ask(ctx, approvals.Policy{Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow},
+	a, err := q.Ask(ctx, approvals.Policy{Match: o.Match, Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow},
 		approvals.Call{Client: "claude-code", Session: session, Tool: name.Str, Input: raw, Origin: origin,
 			Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str, Tokens: o.Tokens, Key: o.Key})
 	if err != nil {
 		return deny("interceptor permit failed, so the call is denied: " + err.Error())
+	}
+	if a.Pass {
+		a.Allow = true // not ours to ask about: Claude Code asked only because nothing allowed it
 	}
 	return string(hooks.PermitReply(hooks.Decision{Allow: a.Allow, Reason: a.Message, UpdatedInput: []byte(rawjson.OneLine(a.UpdatedInput))}, []byte(raw)))
 }

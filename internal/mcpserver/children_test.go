@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -78,5 +79,33 @@ func TestSupervisorChildTools(t *testing.T) {
 	r2, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "x", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
 	if res, isErr := callTool(t, tools, "respond", `{"id":"`+r2.ID+`","allow":true}`); isErr || res.Get("status").Str != "allowed" {
 		t.Errorf("respond with id/allow: %s", res.Raw)
+	}
+}
+
+// A child permit with Match (create's approve) allows other tools at once
+// and queues, tagged with its chat, only the matching ones.
+func TestPermitMatchAndChat(t *testing.T) {
+	q := approvals.New(filepath.Join(t.TempDir(), "state"))
+	o := ChildOptions{Timeout: time.Minute, Chat: "0123456789abcdef-1", Match: regexp.MustCompile(`^mcp__wf__next_step$`)}
+	got := Permit(context.Background(), q, o, gjson.Parse(`{"tool_name":"mcp__wf__start_session","input":{"a":1}}`))
+	if gjson.Get(got, "behavior").Str != "allow" {
+		t.Errorf("an unmatched tool: %s", got)
+	}
+	if rs, _ := q.List(approvals.Filter{}); len(rs) != 0 {
+		t.Errorf("an unmatched tool was queued: %+v", rs)
+	}
+	done := make(chan string, 1)
+	go func() {
+		done <- Permit(context.Background(), q, o, gjson.Parse(`{"tool_name":"mcp__wf__next_step","input":{},"tool_use_id":"toolu_7"}`))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rs, err := q.WaitPending(ctx)
+	if err != nil || len(rs) != 1 || rs[0].Chat != o.Chat || rs[0].ToolUseID != "toolu_7" {
+		t.Fatalf("queued: %+v %v", rs, err)
+	}
+	q.Decide(rs[0].ID, approvals.Decision{Message: "no", By: "test"})
+	if got := <-done; gjson.Get(got, "behavior").Str != "deny" || gjson.Get(got, "message").Str != "no" {
+		t.Errorf("a matched, denied tool: %s", got)
 	}
 }
