@@ -2,6 +2,15 @@
 // request under <state dir>/approvals/, shared by every process of the user
 // (the hooks that wait, the supervisors that decide).
 //
+// The package in files: store.go is the queue (Enqueue, Get, Decide,
+// Expire, List, Wait, Prune); ask.go is the one way a tool call is decided
+// (Store.Ask: rules, else a queued request and its wait), used by the
+// approve hook and the MCP permit tool alike; secrets.go keeps the child's
+// tokens out of records (stand-ins) and gives them back to a supervisor's
+// new input; view.go renders what the model wrote for a person (Visible,
+// VisibleJSON, InputLines); who.go names the deciding process (Decider);
+// watch_*.go wake waiters (inotify, else a poll).
+//
 // Layout (dirs 0700, files 0600, never symlinks, owned by the user):
 //
 //	approvals/<id>.json   one request and, once decided, its decision
