@@ -117,7 +117,10 @@ added. Before the first change to an existing file, a copy is kept as
 FILE.interceptor-backup. Comments stay where the client reads them (Gemini
 CLI's settings.json); a file with comments or trailing commas that the
 client itself would not read (Claude Code, Codex, Cursor) is refused, never
-rewritten.
+rewritten. Installs running at once on one file take turns (a lock file
+.FILE.interceptor-lock beside it), so every server's hooks stay. A config
+that is a symlink is edited where it points; one pointing nowhere is
+refused.
 
 The hooks call this binary by its absolute path (or --bin), so a client
 started from a GUI with a thin PATH finds it. Each hook fires only for the

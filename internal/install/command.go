@@ -194,6 +194,34 @@ func (h HookCommand) serves(server string) bool {
 	return len(h.Servers) == 1 && h.Servers[0] == server
 }
 
+// installsApprove reports whether the hook is an approve hook in the form
+// install writes (approveArgv) for this binary and client: bin approve
+// --client C, then only --match, --timeout and --state-dir, in that order.
+// An approve hook written by hand (other flags, another order or binary) is
+// the user's, and install leaves it alone.
+func (h HookCommand) installsApprove(bin, client string) bool {
+	a := h.Argv
+	if len(a) < 4 || a[0] != bin || a[1] != "approve" || a[2] != "--client" || a[3] != client {
+		return false
+	}
+	a = a[4:]
+	for _, flag := range []string{"--match", "--timeout", "--state-dir"} {
+		if len(a) >= 2 && a[0] == flag {
+			a = a[2:]
+		}
+	}
+	return len(a) == 0
+}
+
+// clientFlag is the hook's --client value as install writes it (the third
+// word), "" if none.
+func (h HookCommand) clientFlag() string {
+	if len(h.Argv) >= 4 && h.Argv[2] == "--client" {
+		return h.Argv[3]
+	}
+	return ""
+}
+
 // ApproveOptions ask install for an `interceptor approve` pre-tool hook in
 // front of inject (docs/approvals.md).
 type ApproveOptions struct {

@@ -346,9 +346,9 @@ func injectHook(hooks list, server string) *foundHook {
 }
 
 // ownedApprove finds the approve hook install wrote for server: approve has
-// no --server, so it is the one in the same group as the server's inject
-// hook (Claude Code, Codex, Gemini CLI), or the entry right before it in the
-// same event list (Cursor).
+// no --server, so it is the one in install's form (installsApprove) in the
+// same group as the server's inject hook (Claude Code, Codex, Gemini CLI),
+// or the entry right before it in the same event list (Cursor).
 func ownedApprove(hooks list, server string) *foundHook {
 	inject := injectHook(hooks, server)
 	if inject == nil {
@@ -356,7 +356,7 @@ func ownedApprove(hooks list, server string) *foundHook {
 	}
 	var found *foundHook
 	eachHook(hooks, func(h foundHook) bool {
-		if h.command.Sub != "approve" || h.evi != inject.evi {
+		if h.command.Sub != "approve" || h.evi != inject.evi || !h.command.installsApprove(inject.command.Bin, inject.command.clientFlag()) {
 			return true
 		}
 		if inject.index >= 0 && h.index >= 0 && h.group == inject.group ||

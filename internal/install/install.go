@@ -14,6 +14,7 @@ package install
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,7 +23,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/rogpeppe/go-internal/diff"
 )
@@ -211,10 +214,11 @@ func Install(env Env, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := openConfig(c.path(env, o.Scope))
+	f, err := openConfig(c.path(env, o.Scope), !o.DryRun, !o.DryRun)
 	if err != nil {
 		return nil, err
 	}
+	defer f.unlock()
 	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path, Created: f.data == nil}
 	out, notes, err := c.merge(f.path, f.data, o)
 	if err != nil {
@@ -242,10 +246,11 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := openConfig(c.path(env, o.Scope))
+	f, err := openConfig(c.path(env, o.Scope), !o.DryRun, false)
 	if err != nil {
 		return nil, err
 	}
+	defer f.unlock()
 	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path}
 	if f.data == nil {
 		return res, nil
@@ -258,35 +263,83 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	return res, f.commit(res, out, o.DryRun, true)
 }
 
-// configFile is a config read for editing.
+// configFile is a config read for editing, locked until unlock.
 type configFile struct {
 	path string      // the real file (a symlinked config is edited where it points)
 	data []byte      // nil when it does not exist
 	mode fs.FileMode // kept on rewrite
+	lock *flock.Flock
 }
 
-func openConfig(path string) (*configFile, error) {
+// LockSuffix names the lock file next to a config (".NAME" + LockSuffix)
+// that install and uninstall hold across read-modify-write, so concurrent
+// runs for different servers all keep their hooks. It stays: removing a
+// lock file others may be waiting on would let two runs hold it.
+const LockSuffix = ".interceptor-lock"
+
+// lockWait is how long install waits for another install on the same file.
+const lockWait = 30 * time.Second
+
+// openConfig resolves a symlinked config to the file it points to (a link
+// whose target is missing is refused: writing would replace the link),
+// takes the file's lock when it is to be written (creating its dir first
+// with mkdir; a dir that does not exist has no config to guard), and reads
+// it.
+func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 	f := &configFile{path: path, mode: 0o644}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
+	real, err := filepath.EvalSymlinks(path)
+	switch {
+	case err == nil:
 		f.path = real
+	case isLink(path):
+		target, _ := os.Readlink(path)
+		return nil, fmt.Errorf("%s is a symlink to %s, which does not exist (or loops): create it or remove the link, then run again", path, target)
+	}
+	dir := filepath.Dir(f.path)
+	if mkdir {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+	}
+	if _, err := os.Stat(dir); err == nil && lock {
+		f.lock = flock.New(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), flock.SetPermissions(0o600))
+		ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+		defer cancel()
+		if ok, err := f.lock.TryLockContext(ctx, 20*time.Millisecond); !ok {
+			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds its lock (%s) for over %s: %v", f.path, f.lock.Path(), lockWait, err)
+		}
 	}
 	fi, err := os.Stat(f.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return f, nil
 	case err != nil:
+		f.unlock()
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	case !fi.Mode().IsRegular():
+		f.unlock()
 		return nil, fmt.Errorf("%s is not a regular file", f.path)
 	}
 	f.mode = fi.Mode().Perm()
 	if f.data, err = os.ReadFile(f.path); err != nil {
+		f.unlock()
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	}
 	if f.data == nil {
 		f.data = []byte{}
 	}
 	return f, nil
+}
+
+func (f *configFile) unlock() {
+	if f.lock != nil {
+		f.lock.Unlock()
+	}
+}
+
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
 // commit writes out (nil: remove the file), taking a backup before the first
