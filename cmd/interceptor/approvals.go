@@ -13,30 +13,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
-	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 	"golang.org/x/term"
 )
 
-// approvalsFlags are the flags every approvals subcommand shares.
-type approvalsFlags struct {
-	stateDir string
-}
+// approvalsFlags are the flags every approvals subcommand shares: the state
+// dir, from which the queue opens (stateDirFlag.queue).
+type approvalsFlags struct{ stateDirFlag }
 
 func (f *approvalsFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.stateDir, "state-dir", "", "state dir holding the approval queue (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
-}
-
-func (f *approvalsFlags) queue() (*approvals.Store, error) {
-	dir := f.stateDir
-	if dir == "" {
-		var err error
-		if dir, err = state.DefaultDir(); err != nil {
-			return nil, err
-		}
-	}
-	return approvals.New(dir), nil
+	f.stateDirFlag.register(cmd, "state dir holding the approval queue")
 }
 
 func newApprovalsCmd(io *streams) *cobra.Command {

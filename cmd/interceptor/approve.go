@@ -26,7 +26,7 @@ const approveGrace = 10 * time.Second
 // approveFlags are approve's flags.
 type approveFlags struct {
 	client    string
-	stateDir  string
+	stateDir  stateDirFlag
 	debugLog  string
 	match     string
 	allow     []string
@@ -67,7 +67,7 @@ with --client auto is there no shape to answer in: one stderr line and the
 call proceeds under the client's own rules. Always exits 0, never 2.`)
 	fl := cmd.Flags()
 	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
-	fl.StringVar(&f.stateDir, "state-dir", "", "state dir holding the approval queue (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	f.stateDir.register(cmd, "state dir holding the approval queue and the tokens kept out of its records")
 	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file")
 	fl.StringVar(&f.match, "match", "", "only tools whose name matches this regex need approval (default: all)")
 	fl.StringArrayVar(&f.allow, "allow", nil, "allow tools whose name matches this regex without asking (repeatable)")
@@ -220,11 +220,9 @@ func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks
 	if err != nil {
 		return hooks.Decision{}, "", err
 	}
-	dir := f.stateDir
-	if dir == "" {
-		if dir, err = state.DefaultDir(); err != nil {
-			return hooks.Decision{}, "", err
-		}
+	dir, err := f.stateDir.resolve()
+	if err != nil {
+		return hooks.Decision{}, "", err
 	}
 	input := ev.Input.Raw
 	if input == "" {

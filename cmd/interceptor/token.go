@@ -14,20 +14,16 @@ import (
 
 // tokenFlags are the flags of the manual `token` commands.
 type tokenFlags struct {
-	stateDir string
-	server   string
-	session  string
+	stateDirFlag
+	server  string
+	session string
 }
 
 func (f *tokenFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.stateDir, "state-dir", "", "where tokens are kept (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	f.stateDirFlag.register(cmd, "where tokens are kept")
 	fl.StringVar(&f.server, "server", "", "the token server's name")
 	fl.StringVar(&f.session, "session", "", "the client session id (default: the server's current token)")
-}
-
-func (f *tokenFlags) store() (*state.Store, error) {
-	return (&hookFlags{stateDir: f.stateDir}).store()
 }
 
 func newTokenCmd(io *streams) *cobra.Command {
