@@ -24,19 +24,23 @@ func newDeliverCmd(io *streams) *cobra.Command {
   deliver hooks run at the same time.
 - post-tool, for a human tool's parked call: ties the call's request to the
   event's session (not every client tells an MCP server its session).
-- session end: expires the session's human tool requests; a later answer is
-  refused.
+- session end, with --expire-on-session-end: expires the session's human
+  tool requests; a later answer is refused. Without it (the default) a
+  session end changes nothing: clients end a "session" with every headless
+  run and can resume it later, where its answers are still delivered.
 
 Always exits 0: on a problem it prints one line on stderr and the turn
 proceeds without the answers (they stay queued).`)
 	f.register(cmd, false)
+	var expire bool
+	cmd.Flags().BoolVar(&expire, "expire-on-session-end", false, "on a session-end event, expire the session's open human tool requests")
 	cmd.RunE = hookRunE(io, f, false, func(ev *hooks.Event, st *state.Store, _ *hookFlags) (lifecycle.Outcome, error) {
-		return deliver(ev, approvals.New(st.Dir))
+		return deliver(ev, approvals.New(st.Dir), expire)
 	})
 	return cmd
 }
 
-func deliver(ev *hooks.Event, q *approvals.Store) (lifecycle.Outcome, error) {
+func deliver(ev *hooks.Event, q *approvals.Store, expireOnEnd bool) (lifecycle.Outcome, error) {
 	switch {
 	case ev.Phase == hooks.PhasePostTool:
 		id, err := humantools.Bind(q, ev.Session, ev.ToolName, ev.Result().Texts)
@@ -44,7 +48,7 @@ func deliver(ev *hooks.Event, q *approvals.Store) (lifecycle.Outcome, error) {
 			return lifecycle.Outcome{Trace: "post-tool: no parked human request in the result"}, err
 		}
 		return lifecycle.Outcome{Trace: "bound human request " + id + " to the session"}, nil
-	case ev.Phase == hooks.PhaseSessionEnd:
+	case ev.Phase == hooks.PhaseSessionEnd && expireOnEnd:
 		rs, err := humantools.EndSession(q, ev.Session, "the session ended")
 		return lifecycle.Outcome{Trace: fmt.Sprintf("session end: %d human request(s) expired", len(rs))}, err
 	case !hooks.IsPromptEvent(ev):

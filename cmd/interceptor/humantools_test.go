@@ -129,3 +129,25 @@ func TestDeliverHookFailurePolicy(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 	}
 }
+
+// TestDeliverSessionEnd: a session-end event expires the session's open
+// questions only with --expire-on-session-end; an answer after that is
+// refused.
+func TestDeliverSessionEnd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	decl := filepath.Join(t.TempDir(), "tools.json")
+	os.WriteFile(decl, []byte(humanToolsDecl), 0o600)
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "s1")
+	rs := mcpSession(t, dir, decl, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"request_access","arguments":{}}}`)
+	id := approvals.FindInput(rs[0].Get("result.content.0.text").Str)
+	end := `{"session_id":"s1","transcript_path":"/t","cwd":"/p","hook_event_name":"SessionEnd","reason":"other"}`
+	hookRun(t, dir, end, "deliver")
+	if r, _ := approvals.New(dir).Get(id); r.Status != approvals.Pending || r.Session != "s1" {
+		t.Fatalf("without --expire-on-session-end: %+v", r)
+	}
+	hookRun(t, dir, end, "deliver", "--expire-on-session-end")
+	out, code := cli(t, "approvals", "answer", id, "late", "--state-dir", dir)
+	if code == 0 || !strings.Contains(out, "the session ended") {
+		t.Fatalf("answer after the session ended: %d %s", code, out)
+	}
+}

@@ -33,6 +33,7 @@ func newProxyCmd(io *streams) *cobra.Command {
 		stateDir string
 		pattern  string
 		grace    time.Duration
+		human    humanFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL",
@@ -81,6 +82,16 @@ proxy's; its stderr passes through.`,
 				cfg.Pattern = re
 			}
 			cfg.Log = io.Err
+			if human.file != "" && url != "" {
+				return errors.New("proxy: --human-tools works with a stdio server (a command), not --url")
+			}
+			if human.file != "" {
+				h, err := human.served(stateDir, cfg.Session, cfg.Arg)
+				if err != nil {
+					return fmt.Errorf("proxy: %w", err)
+				}
+				cfg.Human = h
+			}
 			rw, err := proxy.New(cfg)
 			if err != nil {
 				return fmt.Errorf("proxy: %w", err)
@@ -138,6 +149,7 @@ proxy's; its stderr passes through.`,
 	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
 	fl.StringVar(&stateDir, "state-dir", "", "where --persist keeps tokens (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
 	fl.IntVar(&cfg.MaxMessage, "max-message", proxy.DefaultMaxMessage, "largest message relayed, in bytes: a longer one is not kept in memory but answered with a JSON-RPC error")
+	human.register(fl)
 	fl.DurationVar(&grace, "grace", proxy.DefaultGrace, "on shutdown, how long the server gets to exit before SIGTERM, and again before it is killed")
 	return cmd
 }

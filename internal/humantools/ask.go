@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/tidwall/sjson"
 )
 
 // DefaultParkTTL is how long a parked question waits for its answer.
@@ -173,4 +175,52 @@ func EndSession(q *approvals.Store, session, by string) ([]approvals.Request, er
 		return nil, nil
 	}
 	return q.EndInputs(func(r approvals.Request) bool { return r.Session == session }, by)
+}
+
+// Served is a declaration served beside another server's tools (interceptor
+// proxy --human-tools; it is a proxy.Human).
+type Served struct {
+	Decl  []Tool
+	Asker *Asker
+}
+
+// Tools are the declared tools as MCP tool objects.
+func (s *Served) Tools() []string {
+	out := make([]string, 0, len(s.Decl))
+	for _, t := range s.Decl {
+		obj, _ := sjson.Set(`{}`, "name", t.Name)
+		obj, _ = sjson.Set(obj, "description", t.Description)
+		obj, _ = sjson.SetRaw(obj, "inputSchema", rawjson.OneLine(t.InputSchema))
+		out = append(out, obj)
+	}
+	return out
+}
+
+// Has reports whether name is a declared tool.
+func (s *Served) Has(name string) bool {
+	_, ok := s.tool(name)
+	return ok
+}
+
+func (s *Served) tool(name string) (Tool, bool) {
+	for _, t := range s.Decl {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// Call asks a person (see Asker.Call); a failure to ask is a tool error the
+// model reads.
+func (s *Served) Call(name, args string) (string, bool) {
+	t, ok := s.tool(name)
+	if !ok {
+		return "no human tool " + name, true
+	}
+	r, err := s.Asker.Call(context.Background(), t, args)
+	if err != nil {
+		return "interceptor could not ask a person: " + err.Error(), true
+	}
+	return r.Text, r.IsError
 }

@@ -62,6 +62,9 @@ type Config struct {
 	// Log receives the proxy's own diagnostics, one line each (never a
 	// token). Nil discards them.
 	Log io.Writer
+
+	// Human, if set, adds tools a person answers (human.go).
+	Human Human
 }
 
 // Validate checks the options a user gave.
@@ -106,6 +109,7 @@ type Rewriter struct {
 	held    token.Held
 	runs    []string
 	pending map[string]kind // request id (see idKey) -> what it asked
+	later   func([]byte)    // writes to the client out of turn (SetLater)
 }
 
 // New returns the rewriter of one connection. With Persist, it starts from
@@ -397,6 +401,9 @@ func (r *Rewriter) clientMessage(msg []byte) step {
 	k := kindList
 	if method.Str == "tools/call" {
 		k = kindCall
+		if st, ok := r.humanCall(msg); ok {
+			return st // answered here, never relayed: nothing to track
+		}
 	}
 	if id, ok := idKey(gjson.GetBytes(msg, "id")); ok {
 		r.mu.Lock()
@@ -470,13 +477,7 @@ func (r *Rewriter) call(msg []byte) step {
 
 // toolError is a tools/call result that tells the model why its call did
 // not run.
-func toolError(id, text string) []byte {
-	msg := []byte(`{"jsonrpc":"2.0","id":`)
-	msg = append(msg, id...)
-	msg = append(msg, `,"result":{"content":[{"type":"text","text":`...)
-	msg = rawjson.AppendString(msg, text)
-	return append(msg, `}],"isError":true}}`...)
-}
+func toolError(id, text string) []byte { return toolResult(id, text, true) }
 
 func (r *Rewriter) serverMessage(msg []byte) step {
 	var out []byte
@@ -484,6 +485,13 @@ func (r *Rewriter) serverMessage(msg []byte) step {
 	switch r.answers(msg) {
 	case kindList:
 		out, edited = r.rewriteList(msg)
+		from := msg
+		if edited {
+			from = out
+		}
+		if added, ok := r.addHumanTools(from); ok {
+			out, edited = added, true
+		}
 	case kindCall:
 		r.capture(msg)
 	}

@@ -78,6 +78,7 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 	}()
 
 	toServer, toClient := newOutbox(inW), newOutbox(s.Out)
+	rw.SetLater(toClient.answer)
 	max := rw.MaxMessage()
 
 	// client -> server
