@@ -49,6 +49,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		tools = append(tools, Tool{Name: t.Name})
 	}
 	conv := q.conversation()
+	conv.Body = body
 	n := len(conv.Results)
 	act, main := s.plan(conv, tools)
 	s.turn(r, "anthropic", body, main, n, act)

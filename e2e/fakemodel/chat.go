@@ -34,6 +34,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			conv.Results = append(conv.Results, resultText(m.Content))
 		}
 	}
+	conv.Body = body
 	n := len(conv.Results)
 	tools := make([]Tool, 0, len(q.Tools))
 	for _, t := range q.Tools {

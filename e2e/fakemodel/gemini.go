@@ -47,6 +47,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	conv.Body = body
 	n := len(conv.Results)
 	var tools []Tool
 	for _, t := range q.Tools {

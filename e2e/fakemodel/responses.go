@@ -60,6 +60,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conv := q.conversation()
+	conv.Body = body
 	n := len(conv.Results)
 	act, main := s.plan(conv, q.tools())
 	s.turn(r, "responses", body, main, n, act)

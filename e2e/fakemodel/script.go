@@ -12,6 +12,9 @@ import (
 // JSON, every string in them, one per line).
 type Conversation struct {
 	Results []string
+	// Body is the whole request body, for scripts that follow the user's
+	// prompts across turns.
+	Body []byte
 }
 
 // Script decides each turn of a scripted conversation. main reports
