@@ -100,7 +100,7 @@ func newInstallCmd(io *streams) *cobra.Command {
 	f := &installFlags{}
 	cmd := &cobra.Command{
 		Use:   "install CLIENT --server NAME [--scope user|project] [--dry-run] [hook options]",
-		Short: "Wire the hooks into a client's config (claude-code, codex, gemini, opencode, cursor)",
+		Short: "Wire the hooks into a client's config (claude-code, codex, gemini, opencode, cursor, copilot, cline, droid, kilo)",
 		Long: `Merges interceptor's hooks for one token server into the client's own config:
 
   claude-code  ~/.claude/settings.json, <project>/.claude/settings.json
@@ -110,6 +110,14 @@ func newInstallCmd(io *streams) *cobra.Command {
   cursor       ~/.cursor/hooks.json, <project>/.cursor/hooks.json
   opencode     the plugin shim interceptor.ts in ~/.config/opencode/plugin/
                or <project>/.opencode/plugin/
+  copilot      ~/.copilot/hooks/interceptor.json,
+               <project>/.github/hooks/interceptor.json
+  cline        the executables PreToolUse and PostToolUse in ~/.cline/hooks/
+               or <project>/.clinerules/hooks/ (a hook file of your own there
+               is never overwritten)
+  droid        ~/.factory/settings.json, <project>/.factory/settings.json
+  kilo         the OpenCode plugin shim in ~/.config/kilo/plugin/ or
+               <project>/.kilo/plugin/
 
 The edit is surgical: everything else in the file keeps its bytes, running
 install again changes nothing, and uninstall takes out exactly what install

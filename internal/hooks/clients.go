@@ -41,6 +41,16 @@ type Client struct {
 	TrustStep    string
 	TrustRecord  Path
 	ProjectTrust bool
+	// RedactCaveat is what --redact cannot hide in this client ("": none
+	// known).
+	RedactCaveat string
+	// MatchWholeName: the client matches a matcher against the whole tool
+	// name, not a part of it.
+	MatchWholeName bool
+	// NoApprove: install writes no approve hook, because the client's hook
+	// timeout or decision format is not verified, and an approve hook the
+	// client kills early runs the tool unapproved.
+	NoApprove bool
 	// Documented: known from the documentation only, never run.
 	Documented bool
 	// ApproveMatch is approve's default --match where the client's matcher
@@ -60,8 +70,12 @@ const (
 	Grouped Layout = iota
 	// Flat: hooks.<event>[{command, timeout}], no matcher.
 	Flat
-	// Plugin: a plugin file runs the hooks (OpenCode).
+	// Plugin: a plugin file runs the hooks (OpenCode, Kilo).
 	Plugin
+	// Scripts: one executable per event, named after it, in a hooks dir
+	// (Cline); User and Project are the PreTool script, the PostTool one
+	// is beside it.
+	Scripts
 )
 
 // Syntax is what a client's JSON config parser accepts beyond plain JSON.
@@ -152,8 +166,56 @@ var (
 	}
 )
 
+var (
+	// GitHub Copilot CLI 1.0.102: its own file in ~/.copilot/hooks/ (every
+	// *.json there is read) or the repository's .github/hooks/, in Claude
+	// Code's nested groups under camelCase events; a matcher must match the
+	// whole tool name. Timeout in seconds, default 30 (its docs).
+	CopilotClient = Client{
+		Name: "copilot", Display: "Copilot CLI",
+		User:    Path{HomeDir, ".copilot/hooks/interceptor.json"},
+		Project: Path{ProjectDir, ".github/hooks/interceptor.json"},
+		Layout:  Grouped, PreTool: "preToolUse", PostTool: "postToolUse",
+		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
+		RewritesResult: true, MatchWholeName: true, NoApprove: true,
+		RedactCaveat: "Copilot CLI writes the injected arguments back into the model's own earlier tool calls, so the model sees the token there even with --redact",
+		Skeleton:     "{\n  \"version\": 1\n}\n",
+		Syntax:       Syntax{Unverified: true},
+	}
+	// Cline CLI 3.0.65: an executable per event in ~/.cline/hooks/ or
+	// <project>/.clinerules/hooks/; 30 s timeout, not configurable.
+	ClineClient = Client{
+		Name: "cline", Display: "Cline",
+		User:    Path{HomeDir, ".cline/hooks/PreToolUse"},
+		Project: Path{ProjectDir, ".clinerules/hooks/PreToolUse"},
+		Layout:  Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
+		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
+		NoApprove: true,
+	}
+	// Factory Droid 0.225.1: Claude Code's format in ~/.factory/settings.json.
+	DroidClient = Client{
+		Name: "droid", Display: "Droid",
+		User:    Path{HomeDir, ".factory/settings.json"},
+		Project: Path{ProjectDir, ".factory/settings.json"},
+		Layout:  Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
+		TimeoutUnit: time.Second, Timeout: 10,
+		NoApprove: true,
+		Skeleton:  "{}\n",
+		Syntax:    Syntax{Unverified: true},
+	}
+	// Kilo CLI 7.7.7: OpenCode's plugin API under Kilo's own dirs.
+	KiloClient = Client{
+		Name: "kilo", Display: "Kilo CLI",
+		User:           Path{XDGConfigHome, "kilo/plugin/interceptor.ts"},
+		Project:        Path{ProjectDir, ".kilo/plugin/interceptor.ts"},
+		Layout:         Plugin,
+		RewritesResult: true,
+		Syntax:         Syntax{Comments: true, TrailingCommas: true},
+	}
+)
+
 // Clients are all clients, in name order.
-var Clients = []*Client{&ClaudeCodeClient, &CodexClient, &CursorClient, &GeminiClient, &OpenCodeClient}
+var Clients = []*Client{&ClaudeCodeClient, &ClineClient, &CodexClient, &CopilotClient, &CursorClient, &DroidClient, &GeminiClient, &KiloClient, &OpenCodeClient}
 
 // FindClient is the client named name.
 func FindClient(name string) (*Client, bool) {

@@ -33,6 +33,8 @@ var namings = map[string]toolNaming{
 	"gemini": {prefix: func(s string) string { return "mcp_" + s + "_" }},
 	// <server>_<tool>, sanitized as Claude Code does.
 	"opencode": {prefix: func(s string) string { return SanitizeName(s) + "_" }},
+	// Kilo CLI is OpenCode underneath.
+	"kilo": {prefix: func(s string) string { return SanitizeName(s) + "_" }},
 	// Documented only: MCP:<server>:<tool> (and mcp__<server>__<tool>).
 	"cursor": {prefix: func(s string) string { return "MCP:" + s + ":" }},
 	// <server>-<tool> (Copilot CLI 1.0.102; observed with plain names only).

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -40,7 +41,7 @@ func preHooks(doc, event string) (cmds, timeouts []string) {
 // (in its group, or right before it in a flat list) with the timeout want.
 func checkApprove(t *testing.T, client, doc, wantTimeout, wantArgs string) {
 	t.Helper()
-	if client == "opencode" {
+	if isPlugin(client) {
 		if !strings.Contains(doc, "const APPROVE_ARGS: string[] = "+wantArgs+"\n") {
 			t.Fatalf("shim lacks APPROVE_ARGS %s:\n%s", wantArgs, doc)
 		}
@@ -71,6 +72,9 @@ func checkApprove(t *testing.T, client, doc, wantTimeout, wantArgs string) {
 
 func TestApproveRoundTrip(t *testing.T) {
 	for _, client := range Clients() {
+		if noApprove(client) {
+			continue // TestApproveRefused
+		}
 		for _, scope := range []Scope{User, Project} {
 			docs := append([]string{""}, preexisting[client]...)
 			for i, pre := range docs {
@@ -112,7 +116,7 @@ func TestApproveRoundTrip(t *testing.T) {
 						switch client {
 						case "cursor":
 							wantArgs = " --match '^MCP:' --timeout 10m"
-						case "opencode":
+						case "opencode", "kilo":
 							wantArgs = `["--match", "^wf_", "--timeout", "10m"]`
 						}
 						checkApprove(t, client, after, approveCase[client].timeout, wantArgs)
@@ -132,14 +136,14 @@ func TestApproveRoundTrip(t *testing.T) {
 							if _, err := Install(env, longer); err != nil {
 								t.Fatal(err)
 							}
-							longTimeout := map[string]string{"gemini": "1230000", "opencode": ""}[client]
+							longTimeout := map[string]string{"gemini": "1230000", "opencode": "", "kilo": ""}[client]
 							if longTimeout == "" {
 								longTimeout = "1230"
 							}
 							checkApprove(t, client, mustRead(t, path), longTimeout, strings.ReplaceAll(wantArgs, "10m", "20m"))
 						}
 						rep := Doctor(env, filepath.Join(env.Home, "state"), time.Now())
-						if client != "opencode" && (!hasFinding(rep, client, OK, "the approve hook's timeout") || hasFinding(rep, client, Fail, "approve")) {
+						if !isPlugin(client) && (!hasFinding(rep, client, OK, "the approve hook's timeout") || hasFinding(rep, client, Fail, "approve")) {
 							t.Fatalf("doctor on a correct approve hook: %+v", findingsOf(rep, client))
 						}
 						// Uninstall takes out everything, byte for byte.
@@ -166,7 +170,7 @@ func TestApproveRoundTrip(t *testing.T) {
 // checkInstalledPlain is checkInstalled for options without --redact.
 func checkInstalledPlain(t *testing.T, client, doc string) {
 	t.Helper()
-	if client == "opencode" {
+	if isPlugin(client) {
 		if !strings.Contains(doc, `const ARGS: string[] = ["--server", "wf"]`+"\n") {
 			t.Fatalf("shim lacks its ARGS:\n%s", doc)
 		}
@@ -277,4 +281,34 @@ func TestDoctorApproveTimeouts(t *testing.T) {
 	if rep := Doctor(env, "", time.Now()); !hasFinding(rep, "codex", Fail, "kills it after its default 10m0s") {
 		t.Fatalf("INTERCEPTOR_TIMEOUT not taken into account: %+v", findingsOf(rep, "codex"))
 	}
+}
+
+func TestApproveRefused(t *testing.T) {
+	for _, client := range []string{"copilot", "cline", "droid"} {
+		if !noApprove(client) {
+			t.Errorf("%s takes --approve", client)
+		}
+		env := testEnv(t)
+		o := opts(client, User)
+		o.Approve.On = true
+		if _, err := Install(env, o); err == nil || !strings.Contains(err.Error(), "--approve is not supported for "+client) {
+			t.Errorf("%s: install --approve = %v", client, err)
+		}
+		path, _ := ConfigPath(env, client, User)
+		if exists(path) {
+			t.Errorf("%s: a refused install wrote %s", client, path)
+		}
+	}
+}
+
+// noApprove: install writes no approve hook for the client.
+func noApprove(client string) bool {
+	c, ok := hooks.FindClient(client)
+	return ok && c.NoApprove
+}
+
+// isPlugin: install writes the client a plugin shim (OpenCode, Kilo).
+func isPlugin(client string) bool {
+	c, ok := hooks.FindClient(client)
+	return ok && c.Layout == hooks.Plugin
 }

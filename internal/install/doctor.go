@@ -167,6 +167,17 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 		scope  Scope
 	}
 	var ours []mine
+	if c.Layout == hooks.Scripts {
+		for _, scope := range []Scope{User, Project} {
+			if conf, found := doctorScripts(&cr, env, c, scope); found {
+				cr.Configs = append(cr.Configs, conf)
+			}
+		}
+		if len(cr.Configs) == 0 {
+			cr.add(Info, "no hooks found (%s)", strings.Join(pathsOf(env, c), ", "))
+		}
+		return cr
+	}
 	for _, p := range doctorPaths(env, c) {
 		data, err := os.ReadFile(p.path)
 		if err != nil {

@@ -25,6 +25,9 @@ func toolMatcher(c *hooks.Client, server string) string {
 		return ""
 	}
 	p, _ := hooks.ToolPrefix(c.Name, server)
+	if c.MatchWholeName {
+		return "^" + regexp.QuoteMeta(p) + ".*"
+	}
 	return "^" + regexp.QuoteMeta(p)
 }
 

@@ -137,8 +137,11 @@ func lookup(name string) (client, *hooks.Client, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown client %q: use one of %s", name, strings.Join(Clients(), ", "))
 	}
-	if c.Layout == hooks.Plugin {
+	switch c.Layout {
+	case hooks.Plugin:
 		return opencode{c}, c, nil
+	case hooks.Scripts:
+		return cline{c, c.PreTool}, c, nil
 	}
 	return hookFile{c}, c, nil
 }
@@ -214,19 +217,31 @@ func Install(env Env, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := openConfig(c.path(env, o.Scope), !o.DryRun, !o.DryRun)
-	if err != nil {
-		return nil, err
+	if o.Approve.On && desc.NoApprove {
+		return nil, fmt.Errorf("--approve is not supported for %s yet: its hook timeout is not verified, and a hook it kills early would run the tool unapproved", o.Client)
 	}
-	defer f.unlock()
-	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path, Created: f.data == nil}
-	out, notes, err := c.merge(f.path, f.data, o)
-	if err != nil {
-		return nil, err
+	p, paired := c.(pairedClient)
+	if paired {
+		// The second file is checked before the first is written: a refusal
+		// there (the user's own Cline hook) leaves both alone.
+		check := o
+		check.DryRun = true
+		if _, err := installFile(env, check, p.pair()); err != nil {
+			return nil, err
+		}
 	}
-	res.Notes = notes
-	if err := f.commit(res, out, o.DryRun, false); err != nil {
+	res, err := installFile(env, o, c)
+	if paired && err == nil {
+		var second *Result
+		if second, err = installFile(env, o, p.pair()); err == nil {
+			res.join(second, "wrote")
+		}
+	}
+	if err != nil {
 		return res, err
+	}
+	if o.Hook.Redact && desc.RedactCaveat != "" {
+		res.Notes = append(res.Notes, desc.RedactCaveat)
 	}
 	if res.Changed && desc.TrustStep != "" {
 		res.Trust = []string{fmt.Sprintf("%s skips new or changed hooks SILENTLY until you trust them: %s (interceptor doctor tells whether they are trusted)", desc.Display, desc.TrustStep)}
@@ -246,6 +261,66 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, err := uninstallFile(env, o, c)
+	if p, ok := c.(pairedClient); ok && err == nil {
+		var second *Result
+		if second, err = uninstallFile(env, o, p.pair()); err == nil {
+			res.join(second, "changed")
+		}
+	}
+	return res, err
+}
+
+// pairedClient is a client whose hooks take a second file (Cline: one
+// executable per event): install and uninstall handle both.
+type pairedClient interface {
+	client
+	pair() client
+}
+
+// executableClient is a client whose hook file is run itself (Cline's): a
+// new one is written executable.
+type executableClient interface {
+	executable() bool
+}
+
+func installFile(env Env, o Options, c client) (*Result, error) {
+	f, err := openConfig(c.path(env, o.Scope), !o.DryRun, !o.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	defer f.unlock()
+	if x, ok := c.(executableClient); ok && x.executable() && f.data == nil {
+		f.mode = 0o755
+	}
+	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path, Created: f.data == nil}
+	out, notes, err := c.merge(f.path, f.data, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = notes
+	return res, f.commit(res, out, o.DryRun, false)
+}
+
+// join adds what was done to a paired client's second file: Path stays
+// the first file, a note names the second.
+func (r *Result) join(second *Result, verb string) {
+	if second.Changed && !r.Changed {
+		r.Path = second.Path
+	} else if second.Changed {
+		r.Notes = append(r.Notes, verb+" "+second.Path+" too")
+	}
+	r.Changed = r.Changed || second.Changed
+	r.Created = r.Created && second.Created
+	r.Removed = r.Removed && second.Removed
+	r.Diff += second.Diff
+	r.Notes = append(r.Notes, second.Notes...)
+	if r.Backup == "" {
+		r.Backup = second.Backup
+	}
+}
+
+func uninstallFile(env Env, o Options, c client) (*Result, error) {
 	f, err := openConfig(c.path(env, o.Scope), !o.DryRun, false)
 	if err != nil {
 		return nil, err

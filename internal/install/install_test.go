@@ -54,6 +54,12 @@ var preexisting = map[string][]string{
 		"{\n  \"hooks\": {\n    \"BeforeTool\": [ // empty\n    ],\n    \"AfterTool\": [\n      /* a */ {\"hooks\": [{\"type\": \"command\", \"command\": \"a /* not a comment */ // b\"}]} /* b\n         spans lines */\n    ]\n  }\n}\n",
 		`{/* a */"security":{"auth":{"selectedType":"gemini-api-key"}} /* b */}`,
 	},
+	"droid": {
+		"{\n  \"model\": \"custom:e2e\",\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Execute\", \"hooks\": [{\"type\": \"command\", \"command\": \"audit.sh\"}]}\n    ]\n  }\n}\n",
+	},
+	"copilot": {
+		"{\n  \"version\": 1,\n  \"hooks\": {\n    \"sessionStart\": [{\"type\": \"command\", \"bash\": \"echo hi\"}]\n  }\n}\n",
+	},
 	"cursor": {
 		"{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\"command\": \"./audit.sh\"}\n    ]\n  }\n}\n",
 	},
@@ -167,7 +173,13 @@ func findingsOf(rep Report, client string) []Finding {
 // checkInstalled checks the written config is valid and holds the hooks.
 func checkInstalled(t *testing.T, client, doc string) {
 	t.Helper()
-	if client == "opencode" {
+	if client == "cline" {
+		if want := "\nexec " + testBin + " inject --client cline --server wf\n"; !strings.HasSuffix(doc, want[1:]) || !strings.HasPrefix(doc, clineHeader) {
+			t.Fatalf("script %q, want it to end in %q", doc, want)
+		}
+		return
+	}
+	if isPlugin(client) {
 		for _, want := range []string{`const BIN: string = "` + testBin + `"`, `const ARGS: string[] = ["--server", "wf"]`, `const CAPTURE_ARGS: string[] = ["--redact"]`} {
 			if !strings.Contains(doc, want+"\n") {
 				t.Fatalf("shim lacks %q", want)
@@ -185,7 +197,12 @@ func checkInstalled(t *testing.T, client, doc string) {
 		"codex":       {"PreToolUse", "inject", "PostToolUse", "capture --client codex --server wf"},
 		"gemini":      {"BeforeTool", "inject", "AfterTool", "capture --client gemini --server wf"},
 		"cursor":      {"preToolUse", "inject", "postToolUse", "capture --client cursor --server wf --redact"},
+		"copilot":     {"preToolUse", "inject", "postToolUse", "capture --client copilot --server wf --redact"},
+		"droid":       {"PreToolUse", "inject", "PostToolUse", "capture --client droid --server wf"},
 	}[client]
+	if want == nil {
+		t.Fatalf("no check for client %s", client)
+	}
 	for i := 0; i < len(want); i += 2 {
 		var cmds []string
 		gjson.Get(doc, "hooks."+want[i]).ForEach(func(_, g gjson.Result) bool {
@@ -202,7 +219,7 @@ func checkInstalled(t *testing.T, client, doc string) {
 		for _, c := range cmds {
 			if strings.HasPrefix(c, testBin+" ") && strings.Contains(c, " "+want[i+1]) {
 				ok = true
-				if (client == "codex" || client == "gemini") && strings.Contains(c, "--redact") {
+				if (client == "codex" || client == "gemini" || client == "droid") && strings.Contains(c, "--redact") {
 					t.Fatalf("%s got --redact: %s", client, c)
 				}
 			}

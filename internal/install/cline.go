@@ -1,0 +1,170 @@
+package install
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+)
+
+// cline writes Cline CLI's hooks (observed with 3.0.65): Cline runs every
+// executable file named after an event in ~/.cline/hooks/ (user) or
+// <project>/.clinerules/hooks/ (project), so install writes two small
+// shell scripts, PreToolUse and PostToolUse, each exec'ing interceptor
+// (inject, capture). One script serves every server installed into the
+// same dir (--server per server). A file of that name that install did not
+// write is the user's own hook: it is never overwritten.
+type cline struct {
+	c     *hooks.Client
+	event string // the file's name: c.PreTool or c.PostTool
+}
+
+// clineHeader starts every script install writes; a file without it is
+// the user's.
+const clineHeader = "#!/bin/sh\n# interceptor hook for Cline, written by `interceptor install cline`"
+
+func (s cline) path(env Env, scope Scope) string {
+	return filepath.Join(filepath.Dir(env.configPath(s.c, scope)), s.event)
+}
+
+// pair is the post-tool script, installed along with the pre-tool one.
+func (s cline) pair() client { return cline{s.c, s.c.PostTool} }
+
+// executable: Cline runs the file itself.
+func (cline) executable() bool { return true }
+
+// sub is what the script runs.
+func (s cline) sub() string {
+	if s.event == s.c.PostTool {
+		return "capture"
+	}
+	return "inject"
+}
+
+// readClineScript reads the command of a script install wrote; ok is false
+// for a file that is not one (the user's own hook).
+func readClineScript(doc string) (cmd HookCommand, ok bool) {
+	if !strings.HasPrefix(doc, clineHeader) {
+		return cmd, false
+	}
+	for _, l := range strings.Split(doc, "\n") {
+		if rest, found := strings.CutPrefix(l, "exec "); found {
+			cmd, _ = parseHookCommand(rest)
+		}
+	}
+	return cmd, true
+}
+
+func renderClineScript(event string, argv []string) []byte {
+	return []byte(clineHeader + "; `interceptor uninstall cline` removes it.\n" +
+		"# Cline runs it on every " + event + " event; interceptor leaves other servers' tools alone.\n" +
+		"exec " + shellJoin(argv) + "\n")
+}
+
+// options are a hook command's arguments after its --server values.
+func (h HookCommand) options() []string {
+	var out []string
+	for i := 2; i < len(h.Argv); i++ {
+		switch a := h.Argv[i]; {
+		case a == "--server" && i+1 < len(h.Argv):
+			i++
+		case a == "--client" && i+1 < len(h.Argv):
+			i++
+		case strings.HasPrefix(a, "--server="), strings.HasPrefix(a, "--client="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (c cline) argv(bin string, servers, opts []string) []string {
+	argv := []string{bin, c.sub(), "--client", c.c.Name}
+	for _, s := range servers {
+		argv = append(argv, "--server", s)
+	}
+	return append(argv, opts...)
+}
+
+func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+	var notes []string
+	var servers []string
+	if doc != nil {
+		old, ok := readClineScript(string(doc))
+		if !ok {
+			return nil, nil, fmt.Errorf("%s is your own Cline hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
+		}
+		servers = old.Servers
+		if len(servers) > 0 && !slices.Contains(servers, o.Server) && !slices.Equal(old.options(), o.Hook.args()) {
+			notes = append(notes, fmt.Sprintf("%s serves %s too; the hook options given now apply to every server it serves", path, strings.Join(servers, ", ")))
+		}
+	}
+	if !slices.Contains(servers, o.Server) {
+		servers = append(servers, o.Server)
+	}
+	if o.Hook.Redact && c.event == c.c.PostTool {
+		notes = append(notes, "--redact left out: Cline cannot rewrite what the model reads, so the token stays in the results it sees")
+	}
+	return renderClineScript(c.event, c.argv(o.Bin, servers, o.Hook.args())), notes, nil
+}
+
+func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+	old, ok := readClineScript(string(doc))
+	if !ok {
+		return nil, fmt.Errorf("%s is not a hook interceptor wrote; leaving it alone", path)
+	}
+	if !slices.Contains(old.Servers, server) {
+		return doc, nil
+	}
+	rest := slices.DeleteFunc(slices.Clone(old.Servers), func(s string) bool { return s == server })
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	return renderClineScript(c.event, c.argv(old.Bin, rest, old.options())), nil
+}
+
+// doctorScripts checks the two scripts of one scope.
+func doctorScripts(cr *ClientReport, env Env, c *hooks.Client, scope Scope) (ConfigReport, bool) {
+	pre := cline{c, c.PreTool}
+	conf := ConfigReport{Scope: scope, Path: filepath.Dir(pre.path(env, scope)), Hooks: []HookReport{}}
+	kinds := map[string][]string{} // server -> kinds found
+	found := false
+	for _, s := range []cline{pre, cline{c, c.PostTool}} {
+		path := s.path(env, scope)
+		data, err := readFileIfExists(path)
+		if err != nil {
+			cr.add(Fail, "%s: %v", path, err)
+			continue
+		}
+		if data == nil {
+			continue
+		}
+		found = true
+		cmd, ok := readClineScript(string(data))
+		if !ok {
+			cr.add(Info, "%s is a hook of your own, not interceptor's", path)
+			continue
+		}
+		h := HookReport{Event: s.event, Kind: cmd.Sub, Servers: cmd.Servers, Command: shellJoin(cmd.Argv), Bin: cmd.Bin, BinOK: binOK(cmd.Bin)}
+		if h.Servers == nil {
+			h.Servers = []string{}
+		}
+		conf.Hooks = append(conf.Hooks, h)
+		if !h.BinOK {
+			cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, cmd.Bin)
+		}
+		if !isWindows() && !binOK(path) {
+			cr.add(Fail, "%s is not executable, so %s cannot run it: chmod +x it", path, c.Display)
+		}
+		for _, srv := range cmd.Servers {
+			kinds[srv] = append(kinds[srv], cmd.Sub)
+		}
+	}
+	for _, srv := range slices.Sorted(maps.Keys(kinds)) {
+		doctorServer(cr, c, srv, func() ([]string, []string) { return kinds[srv], []string{conf.Path} })
+	}
+	return conf, found
+}
