@@ -16,6 +16,15 @@
 // fail, which checks that the assertions can fail. E2E_INTERCEPTOR_BIN=PATH
 // tests that binary instead of building ./cmd/interceptor.
 //
+// Each client's awkward_nested scenario (hooks and proxy) plays issue 11's
+// conversation (fakemodel.NestedScript) against the token server's --awkward
+// mode, named wf-server: results that mention session_token before the real
+// line, a _meta-only token, a checkpoint tool taking a handle and the token,
+// and a nested session the server verifies. TestToolNames observes how each
+// client spells MCP tool names and compares with
+// internal/hooks/testdata/names/observed.json (E2E_UPDATE_NAMES=1 rewrites
+// it); it runs its own logging hook, so E2E_HOOK does not change it.
+//
 // The pieces live in subpackages: tokenserver (the MCP server binary),
 // fakemodel (the model APIs), internal/wfserver and internal/verify.
 package e2e
