@@ -23,7 +23,9 @@ func newDoctorCmd(io *streams) *cobra.Command {
 		Short: "Check the installed hooks, Codex's trust in them, and the state dir",
 		Long: `For every client config it can find (your home's and the project dir's),
 reports whether interceptor's hooks are installed and complete, whether they
-point at an existing binary, whether another PreToolUse hook fires on the
+point at an existing binary, whether their matchers can match the server's
+tools as the client names them, whether servers the client names alike are
+refused (--not-server), whether another PreToolUse hook fires on the
 same tools (in Claude Code and Codex, when two hooks rewrite a call the last
 one to finish wins), and whether Codex trusts the hooks (it skips untrusted
 ones silently). Then checks the state dir (owner, modes, no symlinks) and

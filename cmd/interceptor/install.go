@@ -132,8 +132,12 @@ refused.
 
 The hooks call this binary by its absolute path (or --bin), so a client
 started from a GUI with a thin PATH finds it. Each hook fires only for the
-server's tools, and the hook options given here (--redact, --arg,
---meta-key, --skip-tool, --keep-if, --state-dir) go into the commands.
+server's tools, spelled as the client names them (Codex: workflow-server's
+tools are mcp__workflow_server__*). Where the client's tool names cannot
+tell two configured servers apart (Codex: wf and wf__admin), install reads
+the client's MCP server list and the hooks get --not-server for the other.
+The hook options given here (--redact, --arg, --meta-key, --skip-tool,
+--keep-if, --state-dir) go into the commands.
 install reads no INTERCEPTOR_* variables: the hooks get only what is on
 this command line.
 

@@ -1,6 +1,9 @@
 package hooks
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // This file is the one description of each client's configuration that
 // install, doctor and the hooks share: where its hook config lives per
@@ -60,6 +63,21 @@ type Client struct {
 	Skeleton string
 
 	Syntax Syntax
+
+	// MCPServers are where the client lists its MCP servers.
+	MCPServers []ServerList
+	// NamesServer: the hook payload names the tool's server, so servers
+	// whose tool names look alike cannot be confused.
+	NamesServer bool
+}
+
+// ServerList is a config file's list of MCP servers: the object (JSON or
+// JSONC) or table (TOML) at Key, whose keys are the servers' names. In Key,
+// "{project}" stands for the project dir.
+type ServerList struct {
+	Path Path
+	Key  string // dotted; a JSON key holding dots is not supported
+	TOML bool
 }
 
 // Layout is how a client's config holds hooks.
@@ -114,6 +132,12 @@ var (
 		TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
 		RewritesResult: true, RacesInput: true,
 		Skeleton: "{}\n",
+		MCPServers: []ServerList{
+			{Path: Path{HomeDir, ".claude.json"}, Key: "mcpServers"},
+			{Path: Path{HomeDir, ".claude.json"}, Key: "projects.{project}.mcpServers"},
+			{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
+		},
+		NamesServer: true, // mcp_server.name
 	}
 	// Codex CLI 0.169.0: refuses a hooks.json with comments ("failed to
 	// parse hooks config"); default timeout 600 s (its hooks docs).
@@ -127,6 +151,10 @@ var (
 		TrustStep:   "start codex and run /hooks to review and trust them",
 		TrustRecord: Path{CodexHome, "config.toml"}, ProjectTrust: true,
 		Skeleton: "{}\n",
+		MCPServers: []ServerList{
+			{Path: Path{CodexHome, "config.toml"}, Key: "mcp_servers", TOML: true},
+			{Path: Path{ProjectDir, ".codex/config.toml"}, Key: "mcp_servers", TOML: true},
+		},
 	}
 	// Gemini CLI 0.61.0: reads comments in settings.json, refuses a trailing
 	// comma; timeout in milliseconds, DEFAULT_HOOK_TIMEOUT 60000 in its
@@ -139,6 +167,11 @@ var (
 		TimeoutUnit: time.Millisecond, TimeoutDefault: 60 * time.Second, Timeout: 10000,
 		Skeleton: "{}\n",
 		Syntax:   Syntax{Comments: true},
+		MCPServers: []ServerList{
+			{Path: Path{HomeDir, ".gemini/settings.json"}, Key: "mcpServers"},
+			{Path: Path{ProjectDir, ".gemini/settings.json"}, Key: "mcpServers"},
+		},
+		NamesServer: true, // mcp_context.server_name
 	}
 	// OpenCode 1.18.33: a plugin shim; its opencode.json takes comments and
 	// trailing commas.
@@ -149,6 +182,12 @@ var (
 		Layout:         Plugin,
 		RewritesResult: true,
 		Syntax:         Syntax{Comments: true, TrailingCommas: true},
+		MCPServers: []ServerList{
+			{Path: Path{XDGConfigHome, "opencode/opencode.json"}, Key: "mcp"},
+			{Path: Path{XDGConfigHome, "opencode/opencode.jsonc"}, Key: "mcp"},
+			{Path: Path{ProjectDir, "opencode.json"}, Key: "mcp"},
+			{Path: Path{ProjectDir, "opencode.jsonc"}, Key: "mcp"},
+		},
 	}
 	// Cursor, from its documentation: no matcher, and MCP tools documented
 	// as MCP:<tool>, so approve asks for every MCP tool by default; timeout
@@ -163,6 +202,10 @@ var (
 		ApproveMatch: "^MCP:",
 		Skeleton:     "{\n  \"version\": 1\n}\n",
 		Syntax:       Syntax{Unverified: true},
+		MCPServers: []ServerList{
+			{Path: Path{HomeDir, ".cursor/mcp.json"}, Key: "mcpServers"},
+			{Path: Path{ProjectDir, ".cursor/mcp.json"}, Key: "mcpServers"},
+		},
 	}
 )
 
@@ -225,4 +268,27 @@ func FindClient(name string) (*Client, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Collisions are the other configured servers whose tools the client names
+// so that they could be read as server's, or server's as theirs (under
+// Codex, wf's prefix mcp__wf__ starts wf__admin's mcp__wf__admin__): the
+// hooks must refuse those names (--not-server). None where the payload
+// names the server.
+func (c *Client) Collisions(server string, configured []string) []string {
+	if c.NamesServer {
+		return nil
+	}
+	mine, ok := ToolPrefix(c.Name, server)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, other := range configured {
+		p, ok := ToolPrefix(c.Name, other)
+		if ok && other != server && (strings.HasPrefix(p, mine) || strings.HasPrefix(mine, p)) {
+			out = append(out, other)
+		}
+	}
+	return out
 }

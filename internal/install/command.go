@@ -19,12 +19,19 @@ type HookOptions struct {
 	StateDir  string   // made absolute by the caller
 	SkipTools []string // nil: default; empty: explicitly none
 	KeepIf    []string // nil: default; empty: explicitly none
+	// NotServers are configured servers whose tool names collide with the
+	// server's under the client (hooks.Client.Collisions); install finds
+	// them in the client's MCP config.
+	NotServers []string
 }
 
 // args are the hook flags as command-line words, in a fixed order. Redact is
 // handled per client (capture only, and only where the client can use it).
 func (o HookOptions) args() []string {
 	var out []string
+	for _, s := range o.NotServers {
+		out = append(out, "--not-server", s)
+	}
 	if o.Arg != "" {
 		out = append(out, "--arg", o.Arg)
 	}

@@ -189,6 +189,15 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 		conf := ConfigReport{Scope: p.scope, Path: p.path, Hooks: []HookReport{}}
 		if c.Layout == hooks.Plugin {
 			conf.Hooks = doctorShim(&cr, p.path, string(data))
+			if shim, ok := readShim(string(data)); ok {
+				configured, _ := configuredServers(env, c)
+				for _, s := range shim.servers() {
+					// The shim's own servers are not refused by its ARGS.
+					doctorCollisions(&cr, c, s, slices.DeleteFunc(slices.Clone(configured), func(n string) bool {
+						return n != s && slices.Contains(shim.servers(), n)
+					}), append([]string{shim.bin}, shim.args...), "the shim "+p.path)
+				}
+			}
 			cr.Configs = append(cr.Configs, conf)
 			continue
 		}
@@ -239,7 +248,15 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 		names = append(names, s)
 	}
 	slices.Sort(names)
+	configured, problems := configuredServers(env, c)
+	for _, p := range problems {
+		cr.add(Warn, "cannot read the MCP servers %s has configured: %s", c.Display, p)
+	}
 	for _, s := range names {
+		for _, m := range servers[s] {
+			doctorMatcher(&cr, c, s, m.found, m.path)
+			doctorCollisions(&cr, c, s, configured, m.found.command.Argv, m.found.event+" hook in "+m.path)
+		}
 		doctorServer(&cr, c, s, func() (kinds []string, paths []string) {
 			for _, m := range servers[s] {
 				kinds = append(kinds, m.found.command.Sub)
@@ -331,6 +348,35 @@ func doctorServer(cr *ClientReport, c *hooks.Client, server string, installed fu
 		if counts[k] > 1 {
 			cr.add(Warn, "server %q: %d %s hooks (in %s); they all run on every call", server, counts[k], k, strings.Join(paths, ", "))
 		}
+	}
+}
+
+// doctorMatcher fails a hook whose matcher cannot match the server's tools
+// as the client names them (hooks.ToolPrefix): it never runs.
+func doctorMatcher(cr *ClientReport, c *hooks.Client, server string, f foundHook, path string) {
+	prefix, ok := hooks.ToolPrefix(c.Name, server)
+	if f.matcher == nil || !ok || *f.matcher == "" || *f.matcher == "*" {
+		return
+	}
+	re, err := regexp.Compile(*f.matcher)
+	if err == nil && re.MatchString(prefix+"tool") {
+		return
+	}
+	cr.add(Fail, "%s: the %s hook's matcher %q never matches server %q's tools, which %s names %stool: the hook never runs; reinstall: interceptor install %s --server %s", path, f.command.Sub, *f.matcher, server, c.Display, prefix, c.Name, server)
+}
+
+// doctorCollisions fails hooks of server that do not refuse (--not-server)
+// a configured server whose tool names the client spells like server's:
+// server's token could go into that server's calls, or the other way round.
+func doctorCollisions(cr *ClientReport, c *hooks.Client, server string, configured, argv []string, where string) {
+	_, refused := splitNotServers(argv)
+	for _, other := range c.Collisions(server, configured) {
+		if slices.Contains(refused, other) {
+			continue
+		}
+		mine, _ := hooks.ToolPrefix(c.Name, server)
+		theirs, _ := hooks.ToolPrefix(c.Name, other)
+		cr.add(Fail, "%s: %s names server %q's tools %s… and %q's %s…, which the hooks for %q cannot tell apart: reinstall (interceptor install %s --server %s) to add --not-server %s", where, c.Display, other, theirs, server, mine, server, c.Name, server, other)
 	}
 }
 

@@ -220,6 +220,8 @@ func Install(env Env, o Options) (*Result, error) {
 	if o.Approve.On && desc.NoApprove {
 		return nil, fmt.Errorf("--approve is not supported for %s yet: its hook timeout is not verified, and a hook it kills early would run the tool unapproved", o.Client)
 	}
+	collide, notes := collisions(env, desc, o.Server)
+	o.Hook.NotServers = collide
 	p, paired := c.(pairedClient)
 	if paired {
 		// The second file is checked before the first is written: a refusal
@@ -240,6 +242,7 @@ func Install(env Env, o Options) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.Notes = append(notes, res.Notes...)
 	if o.Hook.Redact && desc.RedactCaveat != "" {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
 	}
@@ -336,6 +339,22 @@ func uninstallFile(env Env, o Options, c client) (*Result, error) {
 		return nil, err
 	}
 	return res, f.commit(res, out, o.DryRun, true)
+}
+
+// collisions are the servers configured in the client whose tool names
+// collide with server's, which its hooks must refuse, and a note saying so.
+func collisions(env Env, c *hooks.Client, server string) ([]string, []string) {
+	configured, problems := configuredServers(env, c)
+	var notes []string
+	for _, p := range problems {
+		notes = append(notes, "cannot read the MCP servers "+c.Display+" has configured ("+p+"): servers whose tool names look like "+server+"'s are not refused")
+	}
+	collide := c.Collisions(server, configured)
+	if len(collide) > 0 {
+		mine, _ := hooks.ToolPrefix(c.Name, server)
+		notes = append(notes, fmt.Sprintf("%s names the tools of %s like %q's (%s…): the hooks refuse their calls (--not-server), so no token of %q reaches them", c.Display, strings.Join(collide, ", "), server, mine, server))
+	}
+	return collide, notes
 }
 
 // configFile is a config read for editing, locked until unlock.

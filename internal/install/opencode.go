@@ -122,8 +122,10 @@ func readShim(doc string) (c shimConfig, ok bool) {
 
 func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
-	var servers []string
+	var servers, notServers []string
 	approveArgs := []string{}
+	given := o.Hook
+	given.NotServers = nil
 	if doc != nil {
 		old, ok := readShim(string(doc))
 		if !ok {
@@ -133,8 +135,10 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 		if old.approveArgs != nil {
 			approveArgs = old.approveArgs
 		}
+		var options []string
+		options, notServers = splitNotServers(old.options())
 		if len(servers) > 0 && !slices.Contains(servers, o.Server) {
-			if !slices.Equal(old.options(), o.Hook.args()) || slices.Contains(old.captureArgs, "--redact") != o.Hook.Redact {
+			if !slices.Equal(options, given.args()) || slices.Contains(old.captureArgs, "--redact") != o.Hook.Redact {
 				notes = append(notes, fmt.Sprintf("the shim serves %s too; the hook options given now apply to every server it serves", strings.Join(servers, ", ")))
 			}
 		}
@@ -142,11 +146,22 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 	if !slices.Contains(servers, o.Server) {
 		servers = append(servers, o.Server)
 	}
+	// One ARGS serves every server: it refuses the names of every server
+	// that collides with one of them, but not those it serves.
+	for _, n := range o.Hook.NotServers {
+		if !slices.Contains(notServers, n) {
+			notServers = append(notServers, n)
+		}
+	}
+	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
+	if len(given.NotServers) < len(notServers) {
+		notes = append(notes, "the shim serves servers whose tool names collide under OpenCode; a call to one may get the other's token: install them in different scopes")
+	}
 	c := shimConfig{bin: o.Bin}
 	for _, s := range servers {
 		c.args = append(c.args, "--server", s)
 	}
-	c.args = append(c.args, o.Hook.args()...)
+	c.args = append(c.args, given.args()...)
 	c.captureArgs = []string{}
 	if o.Hook.Redact {
 		c.captureArgs = []string{"--redact"}
@@ -170,6 +185,19 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 		return nil, nil, err
 	}
 	return []byte(out), notes, nil
+}
+
+// splitNotServers takes the --not-server pairs out of hook options.
+func splitNotServers(args []string) (rest, not []string) {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--not-server" && i+1 < len(args) {
+			not = append(not, args[i+1])
+			i++
+			continue
+		}
+		rest = append(rest, args[i])
+	}
+	return rest, not
 }
 
 func (opencode) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {

@@ -1,0 +1,134 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+)
+
+// Each client's MCP server list is read where the client keeps it.
+func TestConfiguredServers(t *testing.T) {
+	env := testEnv(t)
+	env.CodexHome = filepath.Join(env.Home, "codex")
+	write := func(path, data string) { t.Helper(); mustWrite(t, path, data, 0o644) }
+	write(filepath.Join(env.Home, ".claude.json"), `{"mcpServers":{"u1":{}},"projects":{"`+env.Project+`":{"mcpServers":{"p1":{}}},"/elsewhere":{"mcpServers":{"no":{}}}}}`)
+	write(filepath.Join(env.Project, ".mcp.json"), `{"mcpServers":{"m1":{"command":"x"}}}`)
+	write(filepath.Join(env.CodexHome, "config.toml"), "model = \"m\"\n[mcp_servers.wf]\ncommand = \"x\"\n[mcp_servers.\"wf__admin\"]\ncommand = \"y\"\n")
+	write(filepath.Join(env.Project, ".codex", "config.toml"), "[mcp_servers.local]\ncommand = \"z\"\n")
+	write(filepath.Join(env.Home, ".gemini", "settings.json"), "{\n  // mine\n  \"mcpServers\": {\"g1\": {}} /* x */\n}\n")
+	write(filepath.Join(env.Home, ".config", "opencode", "opencode.json"), "{\n  // mine\n  \"mcp\": {\"o1\": {\"type\": \"local\"},},\n}\n")
+	write(filepath.Join(env.Project, "opencode.jsonc"), `{"mcp": {"o2": {}}}`)
+	write(filepath.Join(env.Project, ".cursor", "mcp.json"), `{"mcpServers": {"c1": {}}}`)
+	for client, want := range map[string][]string{
+		"claude-code": {"m1", "p1", "u1"},
+		"codex":       {"local", "wf", "wf__admin"},
+		"gemini":      {"g1"},
+		"opencode":    {"o1", "o2"},
+		"cursor":      {"c1"},
+	} {
+		c, _ := hooks.FindClient(client)
+		got, problems := configuredServers(env, c)
+		if !slices.Equal(got, want) || len(problems) > 0 {
+			t.Errorf("%s: servers %q (problems %q), want %q", client, got, problems, want)
+		}
+	}
+}
+
+// Issue 11: under Codex, wf's prefix mcp__wf__ starts wf__admin's
+// mcp__wf__admin__; install tells wf's hooks to refuse wf__admin's names,
+// doctor fails hooks that do not. Claude Code names the server in the
+// payload: nothing to refuse.
+func TestCollidingServersRefused(t *testing.T) {
+	env := testEnv(t)
+	env.CodexHome = filepath.Join(env.Home, "codex")
+	bin := filepath.Join(env.Home, "bin", "interceptor")
+	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
+	codexConfig := filepath.Join(env.CodexHome, "config.toml")
+	mustWrite(t, codexConfig, "[mcp_servers.wf]\ncommand = \"x\"\n", 0o600)
+	mustWrite(t, filepath.Join(env.Project, ".mcp.json"), `{"mcpServers":{"wf":{},"wf__admin":{}}}`, 0o644)
+
+	o := opts("codex", User)
+	o.Bin = bin
+	res, err := Install(env, o)
+	if err != nil || strings.Contains(mustRead(t, res.Path), "--not-server") {
+		t.Fatalf("a --not-server with no colliding server configured: %v\n%s", err, mustRead(t, res.Path))
+	}
+	// wf__admin appears in Codex's config: doctor fails wf's hooks.
+	mustWrite(t, codexConfig, "[mcp_servers.wf]\ncommand = \"x\"\n\n[mcp_servers.wf__admin]\ncommand = \"y\"\n", 0o600)
+	rep := Doctor(env, "", time.Now())
+	if !hasFinding(rep, "codex", Fail, `add --not-server wf__admin`) {
+		t.Fatalf("colliding server not failed: %+v", findingsOf(rep, "codex"))
+	}
+	res, err = Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := mustRead(t, res.Path)
+	if strings.Count(doc, "--server wf --not-server wf__admin") != 2 {
+		t.Fatalf("inject and capture do not refuse wf__admin:\n%s", doc)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "wf__admin") }) {
+		t.Fatalf("install does not say why: %q", res.Notes)
+	}
+	rep = Doctor(env, "", time.Now())
+	if hasFinding(rep, "codex", Fail, "--not-server") {
+		t.Fatalf("doctor still fails the refused collision: %+v", findingsOf(rep, "codex"))
+	}
+	// Claude Code: the payload names the server.
+	co := opts("claude-code", Project)
+	co.Bin = bin
+	res, err = Install(env, co)
+	if err != nil || strings.Contains(mustRead(t, res.Path), "--not-server") {
+		t.Fatalf("Claude Code got --not-server: %v\n%s", err, mustRead(t, res.Path))
+	}
+	if rep = Doctor(env, "", time.Now()); hasFinding(rep, "claude-code", Fail, "--not-server") {
+		t.Fatalf("doctor fails Claude Code: %+v", findingsOf(rep, "claude-code"))
+	}
+	// OpenCode's shim carries the refusal in its shared ARGS.
+	mustWrite(t, filepath.Join(env.Project, "opencode.json"), "{\n  // servers\n  \"mcp\": {\"wf\": {}, \"wf__admin\": {},},\n}\n", 0o644)
+	oo := opts("opencode", Project)
+	oo.Bin = bin
+	if res, err = Install(env, oo); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(mustRead(t, res.Path), `const ARGS: string[] = ["--server", "wf", "--not-server", "wf__admin"]`) {
+		t.Fatalf("shim does not refuse wf__admin:\n%s", mustRead(t, res.Path))
+	}
+	if rep = Doctor(env, "", time.Now()); hasFinding(rep, "opencode", Fail, "--not-server") {
+		t.Fatalf("doctor fails the shim: %+v", findingsOf(rep, "opencode"))
+	}
+}
+
+// Issue 11: a matcher written with the configured name where Codex
+// sanitizes it never fires; doctor fails it.
+func TestDoctorFailsMatcherThatNeverMatches(t *testing.T) {
+	env := testEnv(t)
+	env.CodexHome = filepath.Join(env.Home, "codex")
+	bin := filepath.Join(env.Home, "bin", "interceptor")
+	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
+	hook := func(sub string) string {
+		return `{"matcher": "^mcp__workflow-server__", "hooks": [{"type": "command", "command": "` + bin + ` ` + sub + ` --client codex --server workflow-server", "timeout": 10}]}`
+	}
+	path := filepath.Join(env.CodexHome, "hooks.json")
+	mustWrite(t, path, `{"hooks": {"PreToolUse": [`+hook("inject")+`], "PostToolUse": [`+hook("capture")+`]}}`, 0o644)
+	rep := Doctor(env, "", time.Now())
+	if !hasFinding(rep, "codex", Fail, `matcher "^mcp__workflow-server__" never matches server "workflow-server"'s tools, which Codex names mcp__workflow_server__tool`) {
+		t.Fatalf("dead matcher not failed: %+v", findingsOf(rep, "codex"))
+	}
+	// What install writes passes.
+	os.Remove(path)
+	o := opts("codex", User)
+	o.Bin = bin
+	o.Server = "workflow-server"
+	if _, err := Install(env, o); err != nil {
+		t.Fatal(err)
+	}
+	if rep = Doctor(env, "", time.Now()); hasFinding(rep, "codex", Fail, "never matches") {
+		t.Fatalf("install's matcher failed: %+v", findingsOf(rep, "codex"))
+	}
+}
