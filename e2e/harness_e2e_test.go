@@ -201,24 +201,7 @@ func runScenario(t *testing.T, c *client, sessions int, structured bool) {
 // and viaProxy set; the rest is filled in here).
 func runScenarioWith(t *testing.T, sc *scenario) {
 	c, sessions := sc.c, sc.sessions
-	if os.Getenv("E2E_KEEP") != "" {
-		dir, err := os.MkdirTemp("", "interceptor-e2e-"+strings.ReplaceAll(t.Name(), "/", "-")+"-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.dir = dir
-		t.Logf("E2E_KEEP: scenario files kept in %s", dir)
-	} else {
-		sc.dir = t.TempDir()
-	}
-	sc.home, sc.proj = sc.path("home"), sc.path("project")
-	sc.stateDir, sc.recordDir = sc.path("state"), sc.path("model-requests")
-	sc.serverLog, sc.debugLog = sc.path("server.jsonl"), sc.path("interceptor-debug.log")
-	for _, d := range []string{sc.home, sc.proj, sc.recordDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sc.setUp()
 
 	if sessions > 1 {
 		// Hold every session before its first next_step until all have
@@ -226,14 +209,7 @@ func runScenarioWith(t *testing.T, sc *scenario) {
 		sc.barrier = &fakemodel.Barrier{AtResults: 1, Parties: sessions, Timeout: 150 * time.Second}
 	}
 	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Barrier: sc.barrier, WFServer: sc.serverName(wfserver.RoleWF), Script: sc.script})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: sc.model}
-	go srv.Serve(ln)
-	defer srv.Close()
-	sc.baseURL = "http://" + ln.Addr().String()
+	defer sc.serveModel(sc.model)()
 
 	c.configure(sc)
 	if sessions > 1 && c.warmUp != nil {
@@ -267,6 +243,43 @@ func runScenarioWith(t *testing.T, sc *scenario) {
 	if t.Failed() {
 		sc.dump()
 	}
+}
+
+// setUp makes the scenario's directory (kept, and its path logged, with
+// E2E_KEEP) and the paths of its parts.
+func (sc *scenario) setUp() {
+	t := sc.t
+	if os.Getenv("E2E_KEEP") != "" {
+		dir, err := os.MkdirTemp("", "interceptor-e2e-"+strings.ReplaceAll(t.Name(), "/", "-")+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.dir = dir
+		t.Logf("E2E_KEEP: scenario files kept in %s", dir)
+	} else {
+		sc.dir = t.TempDir()
+	}
+	sc.home, sc.proj = sc.path("home"), sc.path("project")
+	sc.stateDir, sc.recordDir = sc.path("state"), sc.path("model-requests")
+	sc.serverLog, sc.debugLog = sc.path("server.jsonl"), sc.path("interceptor-debug.log")
+	for _, d := range []string{sc.home, sc.proj, sc.recordDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// serveModel serves model on a loopback port as the scenario's baseURL;
+// the returned func stops it.
+func (sc *scenario) serveModel(model http.Handler) func() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		sc.t.Fatal(err)
+	}
+	srv := &http.Server{Handler: model}
+	go srv.Serve(ln)
+	sc.baseURL = "http://" + ln.Addr().String()
+	return func() { srv.Close() }
 }
 
 // runClient runs one client process in its own process group and kills

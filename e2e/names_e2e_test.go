@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -181,7 +179,7 @@ func TestToolNames(t *testing.T) {
 		t.Run(nc.id, func(t *testing.T) {
 			var obs []nameObservation
 			for _, set := range probeSets {
-				t.Run(set.name, func(t *testing.T) { obs = append(obs, observeNames(t, nc, set.name, set.servers)...) })
+				t.Run(set.name, func(t *testing.T) { obs = append(obs, observeNames(t, nc, set.servers)...) })
 			}
 			got[nc.id] = obs
 			if os.Getenv("E2E_UPDATE_NAMES") != "" {
@@ -235,35 +233,12 @@ func TestToolNames(t *testing.T) {
 
 // observeNames runs one session of nc's client against the probe servers
 // and returns one observation per configured (server, tool).
-func observeNames(t *testing.T, nc namesClient, set string, servers []probeServer) []nameObservation {
+func observeNames(t *testing.T, nc namesClient, servers []probeServer) []nameObservation {
 	sc := &scenario{t: t, c: nc.c, sessions: 1}
-	sc.dir = t.TempDir()
-	if os.Getenv("E2E_KEEP") != "" {
-		dir, err := os.MkdirTemp("", "interceptor-e2e-names-"+nc.id+"-"+set+"-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.dir = dir
-		t.Logf("E2E_KEEP: scenario files kept in %s", dir)
-	}
-	sc.home, sc.proj = sc.path("home"), sc.path("project")
-	sc.stateDir, sc.recordDir = sc.path("state"), sc.path("model-requests")
-	sc.serverLog, sc.debugLog = sc.path("server.jsonl"), sc.path("interceptor-debug.log")
-	for _, d := range []string{sc.home, sc.proj, sc.recordDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sc.setUp()
 	script := fakemodel.ProbeScript{Marker: probeMarker}
 	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Script: script})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: sc.model}
-	go srv.Serve(ln)
-	defer srv.Close()
-	sc.baseURL = "http://" + ln.Addr().String()
+	defer sc.serveModel(sc.model)()
 
 	commands := map[string][]string{}
 	var configured []string
