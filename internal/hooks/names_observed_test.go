@@ -61,25 +61,6 @@ func observedPayload(o observedName) string {
 // server, and the hooks never guess (names.go).
 var codexCollisionSuffix = regexp.MustCompile(`^mcp__.*_[0-9a-f]{12}__`)
 
-// notServers are the configured servers whose tool names could also be read
-// as server's under client, as install passes them (--not-server): those
-// whose prefix starts with server's or is a prefix of it. Claude Code and
-// Gemini CLI name the server in the payload, so they need none.
-func notServers(client, server string, configured []string) []string {
-	if client == "claude-code" || client == "gemini" {
-		return nil
-	}
-	var out []string
-	mine, _ := ToolPrefix(client, server)
-	for _, other := range configured {
-		p, _ := ToolPrefix(client, other)
-		if other != server && (strings.HasPrefix(p, mine) || strings.HasPrefix(mine, p)) {
-			out = append(out, other)
-		}
-	}
-	return out
-}
-
 // matchObserved is the hooks' decision for server as the lifecycle takes
 // it: no token if a not-server claims the tool, else the server's tool.
 func matchObserved(ev *Event, server string, not []string) (string, bool) {
@@ -95,7 +76,8 @@ func matchObserved(ev *Event, server string, not []string) (string, bool) {
 // were seen to send: the hooks of the server the tool belongs to match it
 // and find the tool's own name, unless another configured server could own
 // the same name (then nobody gets it); the hooks of every other configured
-// server never match it; and install's matcher prefix is what the client
+// server never match it, with the --not-server lists install writes
+// (Client.Collisions); and install's matcher prefix is what the client
 // sends.
 func TestObservedToolNames(t *testing.T) {
 	obs := readObservedNames(t)
@@ -115,6 +97,10 @@ func TestObservedToolNames(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", row, err)
 		}
+		info, ok := FindClient(o.Client)
+		if !ok {
+			t.Fatalf("%s: no Client named %q", row, o.Client)
+		}
 		checked++
 
 		// Which configured servers' own spelling reads this name.
@@ -125,7 +111,7 @@ func TestObservedToolNames(t *testing.T) {
 			}
 		}
 		for _, s := range o.Configured {
-			tool, ok := matchObserved(ev, s, notServers(o.Client, s, o.Configured))
+			tool, ok := matchObserved(ev, s, info.Collisions(s, o.Configured))
 			switch {
 			case s != o.Server && ok:
 				t.Errorf("%s: the hooks of server %q match it (tool %q): a token of %q would go to %q", row, s, tool, s, o.Server)
