@@ -18,7 +18,7 @@ var (
 )
 
 // NestedToolCalls is the number of tool calls of NestedScript's conversation.
-const NestedToolCalls = 9
+const NestedToolCalls = 10
 
 // MissingValue is what NestedScript passes when an earlier result did not
 // hold the value it looks for: the server then rejects the call.
@@ -31,7 +31,9 @@ const MissingValue = "E2E-VALUE-NOT-FOUND-IN-RESULT"
 // status call and a checkpoint saved and resumed by handle. The model never
 // types a token it did not read: the values it hands back are read from
 // earlier results as the model saw them (a stand-in where the token was
-// redacted). Turns, by the number of tool results so far:
+// redacted); last, it resumes the orchestrator's session from the token it
+// read, as a user resuming a saved session would. Turns, by the number of
+// tool results so far:
 //
 //	0: start_session {workflow_id: release-review}
 //	1: next_step {step: one}                       (token injected)
@@ -42,6 +44,7 @@ const MissingValue = "E2E-VALUE-NOT-FOUND-IN-RESULT"
 //	6: get_status {}                               (token injected)
 //	7: save_checkpoint {}                          (token injected)
 //	8: resume_checkpoint {checkpoint_handle: <handle in result 7>} (token injected)
+//	9: start_session {resume_token: <value of result 8's session_token line>}
 //	then FinalText
 type NestedScript struct {
 	WFServer, OtherServer, EchoText string
@@ -95,6 +98,7 @@ func (n NestedScript) Plan(c Conversation, tools []Tool) (Action, bool) {
 		{Tool: status, Args: map[string]any{}},
 		{Tool: save, Args: map[string]any{}},
 		{Tool: resume, Args: map[string]any{"checkpoint_handle": handle}},
+		{Tool: start, Args: map[string]any{"resume_token": LineValue(result(8))}},
 	}
 	if i := len(c.Results); i < len(turns) {
 		if !turns[i].IsTool() {

@@ -14,8 +14,9 @@ import (
 // parent_session_token the server verified as that orchestrator's; each
 // session's steps accepted in order, the orchestrator's last one after its
 // child started (it went on with its own, older, token); get_status,
-// save_checkpoint and resume_checkpoint (with the saved handle) accepted
-// once per orchestrator; and no token at the other server. It returns one
+// save_checkpoint, resume_checkpoint (with the saved handle) and a
+// start_session resuming it from its token accepted once per orchestrator;
+// and no token at the other server. It returns one
 // line per problem.
 func Nested(recs []wfserver.Record, n int) []string {
 	var probs []string
@@ -57,8 +58,15 @@ func Nested(recs []wfserver.Record, n int) []string {
 			bad("%s%s", Describe(r), h)
 			continue
 		}
-		switch r.Tool {
-		case "start_session":
+		switch {
+		case r.Tool == "start_session" && r.ReceivedSID != "" && r.ParentSID == "":
+			// Resumed from a token: the same session goes on.
+			if s := sessions[r.IssuedSID]; s == nil || r.IssuedSID != r.ReceivedSID {
+				bad("%s: resumed a session this log never started", Describe(r))
+			} else {
+				s.calls["resume"]++
+			}
+		case r.Tool == "start_session":
 			sessions[r.IssuedSID] = &sess{workflow: r.Workflow, parent: r.ParentSID, started: i, calls: map[string]int{}}
 			order = append(order, r.IssuedSID)
 			if r.ParentSID != "" {
@@ -70,7 +78,7 @@ func Nested(recs []wfserver.Record, n int) []string {
 					p.child = r.IssuedSID
 				}
 			}
-		case "next_step":
+		case r.Tool == "next_step":
 			s := sessions[r.ReceivedSID]
 			if s == nil {
 				bad("%s: a session this log never started", Describe(r))
@@ -119,7 +127,7 @@ func Nested(recs []wfserver.Record, n int) []string {
 		} else if s.lastStep < sessions[s.child].started {
 			bad("orchestrator session %s took its last step before its child started: the scenario did not test going on with an older token", sid)
 		}
-		for _, tool := range []string{"get_status", "save_checkpoint", "resume_checkpoint"} {
+		for _, tool := range []string{"get_status", "save_checkpoint", "resume_checkpoint", "resume"} {
 			if s.calls[tool] != 1 {
 				bad("orchestrator session %s: %s accepted %d time(s), want 1", sid, tool, s.calls[tool])
 			}

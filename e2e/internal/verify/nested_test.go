@@ -96,6 +96,11 @@ func TestNestedFailures(t *testing.T) {
 				delete(args, "session_token")
 			}
 		}, "keep-if"},
+		{"stand-in forwarded as the resume token", func(turn int, args map[string]any, _ []string) {
+			if turn == 9 {
+				args["resume_token"] = "[session_token 1a2b3c4d held by interceptor]"
+			}
+		}, "resume accepted 0 time(s)"},
 		{"token to the other server", func(turn int, args map[string]any, held []string) {
 			if turn == 2 {
 				args["session_token"] = held[0]
