@@ -3,10 +3,13 @@ package proxy
 import (
 	"bytes"
 	"fmt"
+	"net/url"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
@@ -326,4 +329,38 @@ func TestSpellingRuns(t *testing.T) {
 	if r := longestRun("ab/cdef%gh.i~j/k/0123456789abcdefghij"); r != "456789abcdefghij" {
 		t.Fatalf("longestRun = %q", r)
 	}
+}
+
+// FuzzCandidates checks that the prefilter never leaves out a held token
+// that a message carries, in any spelling redaction replaces, among other
+// held tokens: a token it missed would reach the client.
+func FuzzCandidates(f *testing.F) {
+	f.Add("tok1/abc.DEF_0123456789~x", "other-token-0123456789abcdef", "prefix ", " suffix", uint8(0))
+	f.Add("eyJhbGciOiJIUzI1NiJ9.eyJzIjoxfQ.c2lnbmF0dXJlMDEyMzQ1", "eyJhbGciOiJIUzI1NiJ9.eyJzIjoyfQ.b3RoZXJzaWduYXR1cmU5", "", "", uint8(3))
+	f.Add(`a"b\c/d0123456789`, "zzzzzzzzzzzzzzzz1", "{", "}", uint8(1))
+	f.Fuzz(func(t *testing.T, tok, other, before, after string, form uint8) {
+		if token.Validate(tok) != nil || token.Validate(other) != nil || tok == other {
+			return
+		}
+		esc := string(rawjson.AppendString(nil, tok))
+		esc = esc[1 : len(esc)-1]
+		spelled := []string{
+			tok,
+			esc,
+			strings.ReplaceAll(esc, "/", `\/`),
+			url.PathEscape(tok),
+			// inside a JSON text block, itself inside a JSON string
+			strings.Trim(string(rawjson.AppendString(nil, string(rawjson.AppendString(nil, tok)))), `"`),
+		}[int(form)%5]
+		msg := []byte(before + spelled + after)
+		rw := newRW(t, testConfig())
+		for i := range 5 {
+			rw.hold(fmt.Sprintf("%s-%d", other, i))
+		}
+		rw.hold(tok)
+		rw.hold(other)
+		if !slices.Contains(rw.candidates(msg), tok) {
+			t.Fatalf("the held token %q spelled %q in %q is not a candidate", tok, spelled, msg)
+		}
+	})
 }

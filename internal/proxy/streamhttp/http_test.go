@@ -19,6 +19,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/proxy/proxytest"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // httpTokenServer is a small token-authenticated MCP server on Streamable
@@ -210,4 +211,93 @@ func newRW(t *testing.T) *proxy.Rewriter {
 		t.Fatal(err)
 	}
 	return rw
+}
+
+// Over the HTTP side too, what the proxy will not relay is answered: a
+// server answer over --max-message (JSON body or event), a client request
+// over it, and a call naming a token no stand-in holds never reach the
+// other side, and whoever waits gets an error.
+func TestHTTPRefusalsAreAnswered(t *testing.T) {
+	const max = 1 << 10
+	big := strings.Repeat("A", 2*max)
+	var posted []string
+	var mu sync.Mutex
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "no", http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posted = append(posted, string(body))
+		mu.Unlock()
+		id := gjson.GetBytes(body, "id").Raw
+		answer := `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + big + `"}]}}`
+		switch gjson.GetBytes(body, "id").Str {
+		case "json":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, answer)
+		case "sse":
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: message\ndata: "+answer+"\n\n")
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer ts.Close()
+	unknown := "[session_token deadbeef held by interceptor]"
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":"json","method":"tools/call","params":{"name":"next_step","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"sse","method":"tools/call","params":{"name":"next_step","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"next_step","arguments":{"x":"` + big + `"}}}`,
+		`{"jsonrpc":"2.0","id":"stand-in","method":"tools/call","params":{"name":"next_step","arguments":{"session_token":"` + unknown + `"}}}`,
+	}, "\n") + "\n"
+	rw, err := proxy.New(proxy.Config{Server: "wf", Arg: "session_token", MetaKey: "session_token", MaxMessage: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	h := &HTTP{URL: ts.URL, In: strings.NewReader(in), Out: &syncWriter{w: &out}, Grace: 2 * time.Second}
+	if code, err := h.Run(rw); err != nil || code != 0 {
+		t.Fatalf("code %d err %v", code, err)
+	}
+	got := map[string]gjson.Result{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		m := gjson.Parse(l)
+		got[m.Get("id").Str] = m
+	}
+	for id, want := range map[string]string{
+		"json":     "the server's response was not relayed",
+		"sse":      "the server's response was not relayed",
+		"long":     "the request was not relayed to the server",
+		"stand-in": "deadbeef",
+	} {
+		m := got[id]
+		text := m.Get("error.message").Str
+		if id == "stand-in" {
+			text = m.Get("result.content.0.text").Str
+			if !m.Get("result.isError").Bool() {
+				t.Errorf("%s: want a tool error result, got %s", id, m.Raw)
+			}
+		}
+		if !strings.Contains(text, want) {
+			t.Errorf("%s: the client got %.200s; want %q", id, m.Raw, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posted) != 2 {
+		t.Fatalf("the server got %d POSTs, want 2 (json and sse only): %.300q", len(posted), posted)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
