@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 

@@ -4,14 +4,14 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/proxy/proxytest"
 )
 
 // The scripted server (TestMain's "script" mode) follows a script, one
@@ -79,7 +79,7 @@ func runScripted(t *testing.T, cfg Config, script, client []string) scripted {
 	if err := os.WriteFile(scriptPath, []byte(strings.Join(script, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr proxytest.SyncBuffer
 	cfg.Log = &stderr
 	rw := newRW(t, cfg)
 	inR, inW := io.Pipe()
@@ -159,25 +159,6 @@ func runScripted(t *testing.T, cfg Config, script, client []string) scripted {
 		t.Fatalf("the scripted server exited %d (3: bad script, 4: stdin closed early); stderr:\n%s", code, res.stderr)
 	}
 	return res
-}
-
-// syncBuffer is a bytes.Buffer safe for the proxy's and the server's
-// writes at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A client may spell an id 2.0 and the server answer 2: the same id

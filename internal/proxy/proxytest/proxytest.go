@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,4 +123,23 @@ func CheckServerLog(t *testing.T, recs []LogRecord, seen []byte) {
 			t.Fatalf("the client saw the token issued by %s", r.Tool)
 		}
 	}
+}
+
+// SyncBuffer is a bytes.Buffer that the proxy's goroutines (and a child's
+// stderr) may write at once.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

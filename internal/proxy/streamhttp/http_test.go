@@ -256,8 +256,8 @@ func TestHTTPRefusalsAreAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	h := &HTTP{URL: ts.URL, In: strings.NewReader(in), Out: &syncWriter{w: &out}, Grace: 2 * time.Second}
+	var out proxytest.SyncBuffer
+	h := &HTTP{URL: ts.URL, In: strings.NewReader(in), Out: &out, Grace: 2 * time.Second}
 	if code, err := h.Run(rw); err != nil || code != 0 {
 		t.Fatalf("code %d err %v", code, err)
 	}
@@ -289,15 +289,4 @@ func TestHTTPRefusalsAreAnswered(t *testing.T) {
 	if len(posted) != 2 {
 		t.Fatalf("the server got %d POSTs, want 2 (json and sse only): %.300q", len(posted), posted)
 	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
