@@ -53,6 +53,10 @@ func main() {
 	}
 }
 
+// tokenPrefix starts every token the benchmark server issues: a line that
+// holds it was not redacted.
+const tokenPrefix = "eyJzaWQiOiJzX2JlbmNoIiwic2VxIjo"
+
 // runServer answers tools/call with a fresh token, any other request with
 // an empty result, and ignores notifications.
 func runServer() {
@@ -66,7 +70,7 @@ func runServer() {
 			if id.Exists() {
 				if gjson.GetBytes(line, "method").Str == "tools/call" {
 					seq++
-					tok := fmt.Sprintf("eyJzaWQiOiJzX2JlbmNoIiwic2VxIjo%08d.%064d", seq, seq)
+					tok := fmt.Sprintf(tokenPrefix+"%08d.%064d", seq, seq)
 					fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"_meta":{"session_token":"%s"},"content":[{"type":"text","text":"Step accepted (seq %d).\nsession_token: %s"}]}}`+"\n", id.Raw, tok, seq, tok)
 				} else {
 					fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
@@ -172,7 +176,7 @@ func run(bin string, n, warmup, msgs int) error {
 		if err != nil {
 			return err
 		}
-		if strings.Contains(line, "session_token: ") || !strings.Contains(line, `"id":`+strconv.Itoa(i)+`,`) {
+		if strings.Contains(line, tokenPrefix) || !strings.Contains(line, `"id":`+strconv.Itoa(i)+`,`) {
 			return fmt.Errorf("the proxy did not redact or mixed up answers: %.200s", line)
 		}
 		if i > warmup {

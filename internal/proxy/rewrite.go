@@ -329,7 +329,7 @@ func (r *Rewriter) each(msg []byte, fromServer bool, fn func([]byte) step) (out 
 		return Out{Msg: msg}
 	}
 	switch msg[i] {
-	case '{':
+	default: // an object, or not JSON-RPC at all (which may still hold a token)
 		st := fn(msg)
 		out = Out{Msg: msg, Drop: st.drop, Back: st.back}
 		if st.out != nil {
@@ -346,13 +346,11 @@ func (r *Rewriter) each(msg []byte, fromServer bool, fn func([]byte) step) (out 
 		edited, dropped := false, false
 		gjson.ParseBytes(msg).ForEach(func(_, el gjson.Result) bool {
 			m := member{edit: edit{off: el.Index, raw: el.Raw}}
-			if el.IsObject() {
-				st := fn([]byte(el.Raw))
-				m.repl, m.drop = st.out, st.drop
-				back = append(back, st.back...)
-				edited = edited || st.out != nil
-				dropped = dropped || st.drop
-			}
+			st := fn([]byte(el.Raw))
+			m.repl, m.drop = st.out, st.drop
+			back = append(back, st.back...)
+			edited = edited || st.out != nil
+			dropped = dropped || st.drop
 			members = append(members, m)
 			return true
 		})
@@ -390,7 +388,6 @@ func (r *Rewriter) each(msg []byte, fromServer bool, fn func([]byte) step) (out 
 		}
 		return out
 	}
-	return Out{Msg: msg}
 }
 
 func (r *Rewriter) clientMessage(msg []byte) step {
@@ -482,7 +479,8 @@ func toolError(id, text string) []byte { return toolResult(id, text, true) }
 func (r *Rewriter) serverMessage(msg []byte) step {
 	var out []byte
 	edited := false
-	switch r.answers(msg) {
+	k := r.answers(msg)
+	switch k {
 	case kindList:
 		out, edited = r.rewriteList(msg)
 		from := msg
@@ -498,7 +496,9 @@ func (r *Rewriter) serverMessage(msg []byte) step {
 	if !edited {
 		out = msg
 	}
-	if redacted, ok := r.redact(out); ok {
+	// An answer to a tracked request was validated; its rewrite keeps it
+	// valid.
+	if redacted, ok := r.redact(out, k != 0); ok {
 		out, edited = redacted, true
 	}
 	if !edited {
@@ -648,8 +648,9 @@ func (r *Rewriter) hold(tok string) {
 
 // redact replaces every held token in msg, in any spelling (JSON-escaped,
 // "\/" for "/", inside a text block that is itself JSON), with its stand-in:
-// the model reads which token it is, never the token.
-func (r *Rewriter) redact(msg []byte) ([]byte, bool) {
+// the model reads which token it is, never the token. validated says msg
+// is known to be valid JSON; invalid JSON is redacted as text.
+func (r *Rewriter) redact(msg []byte, validated bool) ([]byte, bool) {
 	held := r.candidates(msg)
 	if len(held) == 0 {
 		return nil, false
@@ -657,7 +658,7 @@ func (r *Rewriter) redact(msg []byte) ([]byte, bool) {
 	var out string
 	var changed bool
 	text := unsafe.String(unsafe.SliceData(msg), len(msg)) // no copy: msg is not modified meanwhile
-	if gjson.ValidBytes(msg) {
+	if validated || gjson.ValidBytes(msg) {
 		out, changed = token.RedactResult(text, r.cfg.MetaKey, held)
 	} else {
 		out, changed = token.RedactString(text, r.cfg.MetaKey, held)

@@ -78,9 +78,10 @@ func TestServerMessagesAreRedacted(t *testing.T) {
 		`> {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"msg":"session ` + tok1 + ` opened"}}}`,
 		`> {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"message":"token=` + tok1 + `"}}`,
 		`> {"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Summarize session_token: ` + tok1 + `"}}],"maxTokens":10}}`,
+		`> not JSON, but a token: ` + tok1,
 		"<",
 	}, []string{
-		call("1", "start_session", `{}`), "<", "<", "<", "<",
+		call("1", "start_session", `{}`), "<", "<", "<", "<", "<",
 		`{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","model":"m","content":{"type":"text","text":"ok"}}}`,
 	})
 	noToken(t, r.out, tok1)
