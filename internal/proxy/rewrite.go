@@ -607,16 +607,19 @@ func (r *Rewriter) capture(msg []byte) {
 	if !res.IsObject() {
 		return
 	}
-	var texts []string
-	res.Get("content").ForEach(func(_, block gjson.Result) bool {
-		if block.Get("type").Str == "text" {
-			if t := block.Get("text"); t.Type == gjson.String {
-				texts = append(texts, t.Str)
+	found := token.Result{Meta: res.Get("_meta"), Structured: res.Get("structuredContent")}
+	// With _meta.<key> present, Choose looks no further: do not unescape
+	// the text blocks for nothing.
+	if !found.Meta.Get(gjson.Escape(r.cfg.MetaKey)).Exists() {
+		res.Get("content").ForEach(func(_, block gjson.Result) bool {
+			if block.Get("type").Str == "text" {
+				if t := block.Get("text"); t.Type == gjson.String {
+					found.Texts = append(found.Texts, t.Str)
+				}
 			}
-		}
-		return true
-	})
-	found := token.Result{Meta: res.Get("_meta"), Structured: res.Get("structuredContent"), Texts: texts}
+			return true
+		})
+	}
 	tok, _, err := token.Choose(found, r.rules)
 	switch {
 	case err != nil:

@@ -119,6 +119,9 @@ func skipSpace(s string, i int) int {
 // max anywhere. It needs no valid JSON: it runs before validation, so that a
 // recursive parser never sees a hostile nesting.
 func DepthExceeds(data []byte, max int) bool {
+	if len(data) <= max {
+		return false // each level takes a byte: too short to nest that deep
+	}
 	depth := 0
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
