@@ -364,3 +364,25 @@ func FuzzCandidates(f *testing.F) {
 		}
 	})
 }
+
+// In a batch, a call naming an unknown token is taken out (and answered);
+// the rest goes on, rewritten.
+func TestBatchWithAnUnknownStandIn(t *testing.T) {
+	rw := holding(t, tok1)
+	unknown := "[session_token deadbeef held by interceptor]"
+	in := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"next_step","arguments":{"session_token":"` + unknown + `"}}}, {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"next_step","arguments":{}}}]`
+	out := rw.FromClient([]byte(in))
+	want := `[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"next_step","arguments":{"session_token":"` + tok1 + `"}}}]`
+	if out.Drop || string(out.Msg) != want {
+		t.Fatalf("forwarded %s (drop %t)\nwant %s", out.Msg, out.Drop, want)
+	}
+	back := gjson.ParseBytes(out.Back)
+	if !strings.HasSuffix(string(out.Back), "\n") || back.Get("id").Int() != 1 || !back.Get("result.isError").Bool() {
+		t.Fatalf("answer to the sender: %q", out.Back)
+	}
+	// A batch of nothing but refused calls goes nowhere.
+	only := `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"next_step","arguments":{"session_token":"` + unknown + `"}}}]`
+	if out := rw.FromClient([]byte(only)); !out.Drop || len(out.Back) == 0 {
+		t.Fatalf("a batch of one refused call: drop %t, answer %q", out.Drop, out.Back)
+	}
+}
