@@ -81,8 +81,9 @@ func askInput(out io.Writer, r approvals.Request, lines []string) *answerLine {
 // answerLine is watch's line editor for an answer: the keys are echoed
 // (raw mode does not), made visible; backspace takes back a character.
 type answerLine struct {
-	out  io.Writer
-	line []byte
+	out     io.Writer
+	line    []byte
+	skipped bool // an empty line: watch asks the next question
 }
 
 // key takes one key of the answer to request id; done reports that the
@@ -97,6 +98,7 @@ func (a *answerLine) key(q *approvals.Store, id string, k byte) (done bool, err 
 		text := strings.TrimSpace(string(a.line))
 		if text == "" {
 			fmt.Fprintf(a.out, "skipped %s\n", id)
+			a.skipped = true
 			return true, nil
 		}
 		r, err := q.AnswerInput(id, text, approvals.Decider("watch"))

@@ -381,6 +381,9 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 					return err
 				}
 				if done {
+					if typing.skipped {
+						skipped[asking] = true
+					}
 					asking, typing = "", nil
 					if err := refresh(); err != nil {
 						return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,5 +150,52 @@ func TestDeliverSessionEnd(t *testing.T) {
 	out, code := cli(t, "approvals", "answer", id, "late", "--state-dir", dir)
 	if code == 0 || !strings.Contains(out, "the session ended") {
 		t.Fatalf("answer after the session ended: %d %s", code, out)
+	}
+}
+
+// TestWatchTypesAnAnswer: watch shows a human tool's question and sends the
+// line typed (backspace taking back a character) as its answer; an empty
+// line skips it.
+func TestWatchTypesAnAnswer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	pr, pw := io.Pipe()
+	var out syncBuf
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- watchApprovals(ctx, q, pr, &out) }()
+	waitFor := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("watch output lacks %q:\n%s", s, out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("watching for approval requests")
+	skip, _ := q.Enqueue(approvals.Request{Kind: approvals.KindInput, Mode: approvals.ModePark, Tool: "request_access", Input: `{"what":"x"}`, Deadline: time.Now().Add(time.Minute)})
+	waitFor("type the answer")
+	pw.Write([]byte("\n"))
+	waitFor("skipped " + skip.ID)
+	r, _ := q.Enqueue(approvals.Request{Kind: approvals.KindInput, Mode: approvals.ModeHold, Tool: "ask_person", Input: `{"question":"which\u001b[2J repo?"}`, Deadline: time.Now().Add(time.Minute)})
+	waitFor(r.ID + " ask_person asks")
+	pw.Write([]byte("stagingX\x7f repo\r"))
+	waitFor(r.ID + " answered")
+	pw.Write([]byte{3}) // Ctrl-C quits
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got, _ := q.Get(r.ID)
+	if got.Status != approvals.Answered || got.Answer != "staging repo" || !strings.HasPrefix(got.DecidedBy, "watch") {
+		t.Fatalf("answered record: %+v", got)
+	}
+	if strings.Contains(out.String(), "\x1b") {
+		t.Fatalf("a control character of the question reached the terminal:\n%q", out.String())
+	}
+	if s, _ := q.Get(skip.ID); s.Status != approvals.Pending {
+		t.Fatalf("skipped question: %+v", s)
 	}
 }
