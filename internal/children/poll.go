@@ -20,7 +20,8 @@ type PollRequest struct {
 
 // Poll returns the poll result as JSON text:
 // {"type":"ok","session_id","status","events":[{"seq","time","event"}],
-// "pending_approvals":[{"id","tool_name","tool_use_id","input","created_at"}],
+// "pending_approvals":[{"id","tool_name","tool_use_id","input","created_at",
+// "kind"?,"mode"?}] (kind "input": a human tool's question, to answer),
 // "read_position","total_events","has_more"}. With Wait it returns as soon
 // as there are events from FromSeq on, a pending approval of the chat, or
 // the chat has ended; else when Wait is up. Tokens are stand-ins.
@@ -142,6 +143,10 @@ func ApprovalJSON(r approvals.Request) string {
 	}
 	out, _ = sjson.SetRaw(out, "input", in)
 	out, _ = sjson.Set(out, "created_at", r.Created.UTC().Format(time.RFC3339Nano))
+	if r.IsInput() { // a human tool's question: respond(id, answer=…)
+		out, _ = sjson.Set(out, "kind", r.Kind)
+		out, _ = sjson.Set(out, "mode", r.Mode)
+	}
 	return out
 }
 

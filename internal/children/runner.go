@@ -156,7 +156,7 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 	if err != nil {
 		return Failed, "", err.Error()
 	}
-	spec := RunSpec{Child: chat.Child, ChatID: chat.ID, ChatDir: chat.Dir(), Prompt: p.Text, Bin: bin,
+	spec := RunSpec{Child: chat.Child, ChatID: chat.ID, ChatDir: chat.Dir(), Prompt: s.withHumanAnswers(chat, p.Text), Bin: bin,
 		StateDir: s.StateDir, ApproveTimeout: approveTimeout}
 	c, err := client.Command(spec)
 	if err != nil {

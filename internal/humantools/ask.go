@@ -122,13 +122,9 @@ func Deliver(q *approvals.Store, session, chat, to string) (string, []approvals.
 	if session == "" && chat == "" {
 		return "", nil, errors.New("no session id in the event: nothing to deliver to")
 	}
-	rs, err := q.TakeAnswers(func(r approvals.Request) bool {
+	return DeliverMatching(q, func(r approvals.Request) bool {
 		return session != "" && r.Session == session || chat != "" && r.Chat == chat
 	}, to)
-	if err != nil || len(rs) == 0 {
-		return "", rs, err
-	}
-	return Context(rs), rs, nil
 }
 
 // Context renders delivered answers for the model.
