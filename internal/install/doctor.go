@@ -358,7 +358,11 @@ func doctorMatcher(cr *ClientReport, c *hooks.Client, server string, f foundHook
 	if f.matcher == nil || !ok || *f.matcher == "" || *f.matcher == "*" {
 		return
 	}
-	re, err := regexp.Compile(*f.matcher)
+	m := *f.matcher
+	if c.MatchWholeName {
+		m = "^(?:" + m + ")$"
+	}
+	re, err := regexp.Compile(m)
 	if err == nil && re.MatchString(prefix+"tool") {
 		return
 	}

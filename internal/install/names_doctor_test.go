@@ -132,3 +132,25 @@ func TestDoctorFailsMatcherThatNeverMatches(t *testing.T) {
 		t.Fatalf("install's matcher failed: %+v", findingsOf(rep, "codex"))
 	}
 }
+
+// Copilot CLI matches a matcher against the whole tool name: "^wf-" never
+// matches wf-next_step there, "^wf-.*" (install's) does.
+func TestDoctorMatcherWholeName(t *testing.T) {
+	env := testEnv(t)
+	bin := filepath.Join(env.Home, "bin", "interceptor")
+	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
+	o := opts("copilot", Project)
+	o.Bin = bin
+	res, err := Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := Doctor(env, "", time.Now()); hasFinding(rep, "copilot", Fail, "never matches") {
+		t.Fatalf("install's matcher failed: %+v", findingsOf(rep, "copilot"))
+	}
+	doc := strings.ReplaceAll(mustRead(t, res.Path), `"^wf-.*"`, `"^wf-"`)
+	mustWrite(t, res.Path, doc, 0o644)
+	if rep := Doctor(env, "", time.Now()); !hasFinding(rep, "copilot", Fail, `matcher "^wf-" never matches`) {
+		t.Fatalf("a matcher short of the whole name passed: %+v", findingsOf(rep, "copilot"))
+	}
+}
