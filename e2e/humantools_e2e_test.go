@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/e2e/fakemodel"
+	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/tidwall/gjson"
 )
@@ -114,7 +115,11 @@ type humanScenario struct {
 	*scenario
 }
 
-func runHumanTools(t *testing.T, hc humanClient) {
+// runHumanTools runs the scenario; viaProxy serves the human tools from
+// `interceptor proxy --human-tools` in front of the token server's other
+// role (echo) instead of `interceptor mcp`: their calls must never reach
+// that server.
+func runHumanTools(t *testing.T, hc humanClient, viaProxy bool) {
 	sc := &scenario{t: t, c: &client{name: hc.name}}
 	sc.dir = t.TempDir()
 	if os.Getenv("E2E_KEEP") != "" {
@@ -143,6 +148,11 @@ func runHumanTools(t *testing.T, hc humanClient) {
 	decl := sc.path("human-tools.json")
 	sc.write(decl, humanToolsJSON)
 	server := []string{bins.interceptor, "mcp", "--role", "child", "--state-dir", sc.stateDir, "--human-tools", decl, "--timeout", "50s"}
+	if viaProxy {
+		sc.serverLog = sc.path("server.jsonl")
+		server = []string{bins.interceptor, "proxy", "--server-name", "human", "--state-dir", sc.stateDir, "--human-tools", decl,
+			"--human-timeout", "50s", "--", bins.tokenServer, "--role", "other", "--log", sc.serverLog}
+	}
 	hook := fmt.Sprintf("%s deliver --state-dir %s --debug-log %s", bins.interceptor, sc.stateDir, sc.debugLog)
 	noPrompt := os.Getenv("E2E_HUMAN_NO_DELIVER") != ""
 	if noPrompt {
@@ -176,6 +186,17 @@ func runHumanTools(t *testing.T, hc humanClient) {
 	p.stop()
 
 	hs.check(parked)
+	if viaProxy {
+		recs, err := wfserver.ReadLog(sc.serverLog)
+		if err != nil || len(recs) == 0 {
+			t.Errorf("the proxied server's log: %d records, %v (it never started?)", len(recs), err)
+		}
+		for _, r := range recs {
+			if r.Event == "call" {
+				t.Errorf("the proxied server got a call of %s: human tool calls must never reach it", r.Tool)
+			}
+		}
+	}
 	if t.Failed() {
 		b, _ := os.ReadFile(sc.debugLog)
 		t.Logf("interceptor debug log:\n%s", tail(string(b), 40))
@@ -335,8 +356,14 @@ func (hs *humanScenario) check(parkedID string) {
 	t.Logf("parked %s: session %q, delivered to %q", r.ID, r.Session, r.DeliveredTo)
 }
 
-func TestHumanToolsClaudeCode(t *testing.T) {
-	runHumanTools(t, humanClient{
+func TestHumanToolsClaudeCode(t *testing.T) { runHumanTools(t, claudeHuman(), false) }
+
+// TestHumanToolsProxyClaudeCode: the same through `interceptor proxy
+// --human-tools`.
+func TestHumanToolsProxyClaudeCode(t *testing.T) { runHumanTools(t, claudeHuman(), true) }
+
+func claudeHuman() humanClient {
+	return humanClient{
 		name: "Claude Code " + claudeVersion,
 		configure: func(hs *humanScenario, server []string, hook string, noPrompt bool) {
 			hs.write(hs.path("mcp.json"), mustJSON(map[string]any{"mcpServers": map[string]any{
@@ -353,7 +380,7 @@ func TestHumanToolsClaudeCode(t *testing.T) {
 			return argv, claudeEnv(hs.scenario), prompt + "\n"
 		},
 		session: sessionField("session_id"),
-	})
+	}
 }
 
 // sessionField reads the first value of key in a stream of JSON lines.
@@ -396,7 +423,7 @@ func TestHumanToolsCodex(t *testing.T) {
 			return argv, []string{"CODEX_HOME=" + hs.path("codex-home"), "E2E_MODEL_KEY=e2e-dummy-key"}, ""
 		},
 		session: sessionField("thread_id"),
-	})
+	}, false)
 }
 
 func TestHumanToolsGemini(t *testing.T) {
@@ -415,5 +442,5 @@ func TestHumanToolsGemini(t *testing.T) {
 			return argv, []string{"GEMINI_API_KEY=e2e-dummy-key", "GOOGLE_GEMINI_BASE_URL=" + hs.baseURL}, ""
 		},
 		session: sessionField("session_id"),
-	})
+	}, false)
 }
