@@ -141,25 +141,8 @@ func TestApproveDecidedByCLI(t *testing.T) {
 
 // TestApprovalsWatch: watch shows a new request and decides it with one key.
 func TestApprovalsWatch(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	q := approvals.New(dir)
-	pr, pw := io.Pipe()
-	var out syncBuf
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- watchApprovals(ctx, q, pr, &out) }()
-
-	waitFor := func(s string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(out.String(), s) {
-			if time.Now().After(deadline) {
-				t.Fatalf("watch output lacks %q:\n%s", s, out.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	q := approvals.New(filepath.Join(t.TempDir(), "state"))
+	pw, _, waitFor, done := startWatch(t, q)
 	waitFor("watching for approval requests")
 	r1, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__one", Input: `{"a":1}`, Deadline: time.Now().Add(time.Minute)})
 	r2, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__two", Input: `{}`, Deadline: time.Now().Add(time.Minute)})

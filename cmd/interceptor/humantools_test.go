@@ -157,24 +157,8 @@ func TestDeliverSessionEnd(t *testing.T) {
 // line typed (backspace taking back a character) as its answer; an empty
 // line skips it.
 func TestWatchTypesAnAnswer(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	q := approvals.New(dir)
-	pr, pw := io.Pipe()
-	var out syncBuf
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- watchApprovals(ctx, q, pr, &out) }()
-	waitFor := func(s string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(out.String(), s) {
-			if time.Now().After(deadline) {
-				t.Fatalf("watch output lacks %q:\n%s", s, out.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	q := approvals.New(filepath.Join(t.TempDir(), "state"))
+	pw, out, waitFor, done := startWatch(t, q)
 	waitFor("watching for approval requests")
 	skip, _ := q.Enqueue(approvals.Request{Kind: approvals.KindInput, Mode: approvals.ModePark, Tool: "request_access", Input: `{"what":"x"}`, Deadline: time.Now().Add(time.Minute)})
 	waitFor("type the answer")
@@ -198,4 +182,26 @@ func TestWatchTypesAnAnswer(t *testing.T) {
 	if s, _ := q.Get(skip.ID); s.Status != approvals.Pending {
 		t.Fatalf("skipped question: %+v", s)
 	}
+}
+
+// startWatch runs watch on q: keys go to the returned writer, waitFor waits
+// (5 s at most) until its output holds a string, done yields its end.
+func startWatch(t *testing.T, q *approvals.Store) (io.Writer, *syncBuf, func(string), <-chan error) {
+	pr, pw := io.Pipe()
+	out := &syncBuf{}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- watchApprovals(ctx, q, pr, out) }()
+	waitFor := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("watch output lacks %q:\n%s", s, out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return pw, out, waitFor, done
 }

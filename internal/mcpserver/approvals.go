@@ -14,7 +14,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // ChildOptions configure the child role's permit tool.
@@ -151,15 +150,7 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 					return Result{}, errors.New("updated_input must be an object")
 				}
 				r, err := q.Decide(id.Str, d)
-				if err != nil {
-					if errors.Is(err, approvals.ErrDecided) {
-						return Result{}, fmt.Errorf("%v; this response was not applied", err)
-					}
-					return Result{}, err
-				}
-				out, _ := sjson.Set(`{}`, "id", r.ID)
-				out, _ = sjson.Set(out, "status", string(r.Status))
-				return Result{Text: out}, nil
+				return responded(r, err, "response")
 			},
 		},
 		{

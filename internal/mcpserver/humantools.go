@@ -43,9 +43,15 @@ func respondAnswer(q *approvals.Store, id string, answer gjson.Result, by string
 		return Result{}, errors.New("answer must be a non-empty string")
 	}
 	r, err := q.AnswerInput(id, answer.Str, by)
+	return responded(r, err, "answer")
+}
+
+// responded is respond's result: the request's id and new status, or the
+// error, saying that a second response was not applied.
+func responded(r approvals.Request, err error, what string) (Result, error) {
 	if err != nil {
 		if errors.Is(err, approvals.ErrDecided) {
-			return Result{}, fmt.Errorf("%v; this answer was not applied", err)
+			return Result{}, fmt.Errorf("%v; this %s was not applied", err, what)
 		}
 		return Result{}, err
 	}
