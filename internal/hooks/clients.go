@@ -101,6 +101,8 @@ type Syntax struct {
 	Comments, TrailingCommas bool
 	// Unverified: not checked with the real client.
 	Unverified bool
+	// Rejected is what the client does with a file it does not accept.
+	Rejected string
 }
 
 // Root is the directory a config path is relative to.
@@ -132,6 +134,7 @@ var (
 		TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
 		RewritesResult: true, RacesInput: true,
 		Skeleton: "{}\n",
+		Syntax:   Syntax{Rejected: "it silently ignores the whole file"},
 		MCPServers: []ServerList{
 			{Path: Path{HomeDir, ".claude.json"}, Key: "mcpServers"},
 			{Path: Path{HomeDir, ".claude.json"}, Key: "projects.{project}.mcpServers"},
@@ -151,6 +154,7 @@ var (
 		TrustStep:   "start codex and run /hooks to review and trust them",
 		TrustRecord: Path{CodexHome, "config.toml"}, ProjectTrust: true,
 		Skeleton: "{}\n",
+		Syntax:   Syntax{Rejected: "it refuses the file and runs none of its hooks"},
 		MCPServers: []ServerList{
 			{Path: Path{CodexHome, "config.toml"}, Key: "mcp_servers", TOML: true},
 			{Path: Path{ProjectDir, ".codex/config.toml"}, Key: "mcp_servers", TOML: true},
@@ -166,7 +170,7 @@ var (
 		Layout:  Grouped, PreTool: "BeforeTool", PostTool: "AfterTool",
 		TimeoutUnit: time.Millisecond, TimeoutDefault: 60 * time.Second, Timeout: 10000,
 		Skeleton: "{}\n",
-		Syntax:   Syntax{Comments: true},
+		Syntax:   Syntax{Comments: true, Rejected: "it refuses the file"},
 		MCPServers: []ServerList{
 			{Path: Path{HomeDir, ".gemini/settings.json"}, Key: "mcpServers"},
 			{Path: Path{ProjectDir, ".gemini/settings.json"}, Key: "mcpServers"},

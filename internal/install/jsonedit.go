@@ -41,11 +41,14 @@ func parseConfig(path string, doc []byte, c *hooks.Client) (*editor, error) {
 	if c.Syntax.Unverified {
 		does = "is not known to accept"
 	}
+	if c.Syntax.Rejected != "" {
+		does += " (" + c.Syntax.Rejected + ")"
+	}
 	switch {
 	case comments && !c.Syntax.Comments:
-		return nil, fmt.Errorf("%s has comments, which %s %s in this file: remove them (or add the hooks by hand) and run again", path, c.Display, does)
+		return nil, fmt.Errorf("%s has comments, which %s %s: remove them (or add the hooks by hand) and run again", path, c.Display, does)
 	case trailing && !c.Syntax.TrailingCommas:
-		return nil, fmt.Errorf("%s has a trailing comma, which %s %s in this file: remove it and run again", path, c.Display, does)
+		return nil, fmt.Errorf("%s has a trailing comma, which %s %s: remove it and run again", path, c.Display, does)
 	}
 	return &editor{root: v, layout: detectLayout(doc)}, nil
 }
