@@ -133,6 +133,7 @@ func outer() int {
 	cmd.Env = append(os.Environ(),
 		envInNetns+"=1", envInterceptor+"="+interceptor, envTokenServer+"="+tokenServer,
 		envClients+"="+clients, envOCPlugin+"="+ocPlugin, envRepo+"="+repo)
+	cmd.Env = append(cmd.Env, clients2Env()...)
 	err = cmd.Run()
 	fmt.Fprintf(os.Stderr, "e2e: whole run (setup + tests) took %s\n", time.Since(start).Round(time.Second))
 	var ee *exec.ExitError

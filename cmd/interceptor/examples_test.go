@@ -181,6 +181,10 @@ var exampleInstalls = []struct {
 	{"gemini/settings.json", "gemini", false},
 	{"cursor/hooks.json", "cursor", true},
 	{"opencode/.opencode/plugin/interceptor.ts", "opencode", true},
+	{"copilot/interceptor.json", "copilot", true},
+	{"droid/settings.json", "droid", false},
+	{"cline/PreToolUse", "cline", false},
+	{"kilo/.kilo/plugin/interceptor.ts", "kilo", true},
 }
 
 // TestExamplesAreInstallOutput: each example file is byte for byte what

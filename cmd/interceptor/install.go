@@ -20,6 +20,7 @@ type installFlags struct {
 	bin     string
 	hook    install.HookOptions
 	approve install.ApproveOptions
+	trust   bool
 }
 
 func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
@@ -41,6 +42,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
 	fl.DurationVar(&f.approve.Timeout, "approve-timeout", 0, "with --approve: approve's --timeout (default 5m); the client's hook timeout is set 30s longer")
 	fl.StringVar(&f.approve.Match, "approve-match", "", "with --approve: approve's --match REGEX on the client's tool names (default: the server's tools)")
+	fl.BoolVar(&f.trust, "trust", false, "codex: record the hooks as trusted in $CODEX_HOME/config.toml, as reviewing them with /hooks would (for headless codex and the Codex SDK)")
 }
 
 // noEnv replaces the root's INTERCEPTOR_<FLAG> handling for install and
@@ -69,7 +71,7 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 	if cmd.Flags().Changed("approve-timeout") && f.approve.Timeout <= 0 {
 		return install.Options{}, install.Env{}, errors.New("--approve-timeout must be positive")
 	}
-	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun}
+	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun, Trust: f.trust}
 	if !cmd.Flags().Changed("skip-tool") {
 		o.Hook.SkipTools = nil
 	}
@@ -154,7 +156,15 @@ again without --approve leaves an approve hook in place; uninstall removes
 it with the others.
 
 Codex runs new or changed hooks only after you trust them (/hooks in
-codex); run 'interceptor doctor' to check.`,
+codex); run 'interceptor doctor' to check. --trust records that trust
+itself, in $CODEX_HOME/config.toml ([hooks.state], the hash of each hook
+install wrote for the server, exactly as /hooks would): you vouch for those
+commands without codex asking you. It is what headless codex exec and the
+Codex SDK need, which cannot ask. Any later change to one of these hooks
+(by you, another tool, or a reinstall with other options and no --trust)
+makes Codex skip it again until it is trusted anew; other hooks in
+hooks.json are not trusted by it, and a project's .codex/ still loads only
+in a project Codex trusts.`,
 		Example: `  interceptor install claude-code --server wf --redact
   interceptor install codex --server wf --scope project --dry-run
   interceptor install claude-code --server wf --approve --approve-timeout 10m

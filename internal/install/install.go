@@ -103,6 +103,9 @@ type Options struct {
 	Hook    HookOptions
 	Approve ApproveOptions
 	DryRun  bool
+	// Trust records the hooks as trusted where the client keeps that
+	// (Codex's config.toml), as its own review would.
+	Trust bool
 }
 
 // Result tells what install or uninstall did (or, with DryRun, would do).
@@ -253,6 +256,18 @@ func Install(env Env, o Options) (*Result, error) {
 	res.Notes = append(notes, res.Notes...)
 	if o.Hook.Redact && desc.RedactCaveat != "" {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
+	}
+	if o.Trust {
+		tr, err := trustHooks(env, desc, res.Path, o)
+		if err != nil {
+			return res, err
+		}
+		if tr.Changed {
+			res.Changed = true
+			res.Diff += tr.Diff
+			res.Notes = append(res.Notes, "recorded the hooks as trusted in "+tr.Path)
+		}
+		return res, nil
 	}
 	if res.Changed && desc.TrustStep != "" {
 		res.Trust = []string{fmt.Sprintf("%s skips new or changed hooks SILENTLY until you trust them: %s (interceptor doctor tells whether they are trusted)", desc.Display, desc.TrustStep)}

@@ -1,0 +1,127 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The clients of issue 16, pinned, in a cached install of their own (so
+// the first four clients' cache stays valid when this list changes).
+const (
+	copilotVersion  = "1.0.102"
+	clineVersion    = "3.0.65"
+	droidVersion    = "0.225.2"
+	kiloVersion     = "7.7.7"
+	agentSDKVersion = "0.3.330"
+)
+
+var clients2Packages = []string{
+	"@github/copilot@" + copilotVersion,
+	"cline@" + clineVersion,
+	// The registry has the droid launcher only at 0.225.1 and its Linux
+	// binary only at 0.225.2: the launcher runs whichever is installed.
+	"@factory/cli@0.225.1",
+	"@factory/cli-linux-x64@" + droidVersion,
+	"@kilocode/cli@" + kiloVersion,
+	"@anthropic-ai/claude-agent-sdk@" + agentSDKVersion,
+}
+
+// envClients2 names the npm prefix holding the clients above, passed from
+// the outer run to the one inside the namespace; envClients2Err carries why
+// installing them failed (their tests then fail, the others still run).
+const (
+	envClients2    = "E2E_CLIENTS2"
+	envClients2Err = "E2E_CLIENTS2_ERR"
+)
+
+// clients2Env installs the clients (once) and returns what the inner run
+// needs to find them.
+func clients2Env() []string {
+	dir, err := installClients2()
+	if err != nil {
+		return []string{envClients2Err + "=" + strings.ReplaceAll(err.Error(), "\n", " | ")}
+	}
+	return []string{envClients2 + "=" + dir}
+}
+
+// clients2Dir is the prefix the inner run uses; it fails the test when the
+// install failed.
+func clients2Dir(t interface{ Fatalf(string, ...any) }) string {
+	if e := os.Getenv(envClients2Err); e != "" {
+		t.Fatalf("E2E SETUP FAILED: cannot install %s: %s", strings.Join(clients2Packages, " "), e)
+	}
+	return os.Getenv(envClients2)
+}
+
+func client2Bin(t interface{ Fatalf(string, ...any) }, name string) string {
+	return filepath.Join(clients2Dir(t), "clients", "node_modules", ".bin", name)
+}
+
+func installClients2() (string, error) {
+	cache := os.Getenv("E2E_CLIENT_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "interceptor-e2e-cache")
+		if home, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(home, ".cache", "interceptor-e2e")
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(clients2Packages, "\n")))
+	dir := filepath.Join(cache, "clients2-"+hex.EncodeToString(sum[:6]))
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		if err := checkVersions2(dir); err == nil {
+			fmt.Fprintf(os.Stderr, "e2e: using cached clients in %s\n", dir)
+			return dir, nil
+		}
+		os.RemoveAll(dir)
+	}
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "e2e: installing %s into %s\n", strings.Join(clients2Packages, " "), dir)
+	tmp := dir + fmt.Sprintf(".tmp-%d", os.Getpid())
+	os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp)
+	if err := npmInstall(filepath.Join(tmp, "clients"), clients2Packages...); err != nil {
+		return "", err
+	}
+	if err := checkVersions2(tmp); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(strings.Join(clients2Packages, "\n")+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: installed clients in %s\n", time.Since(start).Round(time.Second))
+	return dir, nil
+}
+
+// checkVersions2 runs each binary's --version. Copilot unpacks itself into
+// its cache on first start (~20 s): into dir/copilot-cache, shared by every
+// scenario (COPILOT_CACHE_HOME).
+func checkVersions2(dir string) error {
+	bin := filepath.Join(dir, "clients", "node_modules", ".bin")
+	for _, c := range []struct{ bin, want string }{
+		{"copilot", copilotVersion}, {"cline", clineVersion}, {"droid", droidVersion}, {"kilo", kiloVersion},
+	} {
+		cmd := exec.Command(filepath.Join(bin, c.bin), "--version")
+		cmd.Env = append(os.Environ(), "COPILOT_CACHE_HOME="+filepath.Join(dir, "copilot-cache"), "DISABLE_AUTOUPDATER=1", "KILO_DISABLE_AUTOUPDATE=1")
+		out, err := runWithTimeout(cmd, 2*time.Minute)
+		if err != nil || !strings.Contains(string(out), c.want) {
+			return fmt.Errorf("%s --version: want %s, got %q (err %v)", c.bin, c.want, tail(string(out), 5), err)
+		}
+	}
+	pkg, err := os.ReadFile(filepath.Join(dir, "clients", "node_modules", "@anthropic-ai", "claude-agent-sdk", "package.json"))
+	if err != nil || !strings.Contains(string(pkg), `"version": "`+agentSDKVersion+`"`) {
+		return fmt.Errorf("@anthropic-ai/claude-agent-sdk: want %s (%v)", agentSDKVersion, err)
+	}
+	return nil
+}
