@@ -216,7 +216,7 @@ var clineCLI = client2{
 			if out, err := runWithTimeout(cmd, 2*time.Minute); err != nil {
 				sc.t.Fatalf("cline auth: %v\n%s", err, tail(string(out), 20))
 			}
-			killLeftovers(sc.t, sc) // the hub daemon cline auth may start
+			killLeftovers(sc.t, sc)  // the hub daemon cline auth may start
 			sc.install("cline", nil) // ~/.cline/hooks/PreToolUse and PostToolUse
 		},
 		command: func(sc *scenario) ([]string, []string, string) {
