@@ -99,8 +99,14 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		if err := seedToken(b, injState, f.session, seedTok(f)); err != nil {
 			return nil, err
 		}
-		r := &row{kind: "inject", floor: floorRead, c: &candidate{
-			name: "interceptor inject", input: f.label, stdin: f.data, check: injectCheck(seedTok(f)),
+		check, note := injectCheck(seedTok(f)), ""
+		if !f.serverTool {
+			// Droid's recorded pre-tool event is its ToolSearch call: not a
+			// wf tool, so the right answer is no reply.
+			check, note = noOutput, "not a wf tool: no reply"
+		}
+		r := &row{kind: "inject", floor: floorRead, note: note, c: &candidate{
+			name: "interceptor inject", input: f.label, stdin: f.data, check: check,
 			argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", injState}}}
 		if f.file == claudePre.file {
 			claudeInject = r
@@ -188,7 +194,7 @@ func benchSizes(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*sizeRow,
 		if err != nil {
 			return nil, err
 		}
-		tok := "tok-big-" + strconv.Itoa(size)
+		tok := "tok-big-" + strconv.Itoa(size) + "-0123456789abcdef" // token-shaped: long, letters and digits
 		res, err := bigToolResult(post, size, tok)
 		if err != nil {
 			return nil, err
@@ -349,7 +355,7 @@ type concResult struct {
 // benchmark run; every other failure is a broken hook and does.
 const lockTimeout = "capture gave up waiting for the store lock: token not stored"
 
-var concToken = regexp.MustCompile(`^tok-(seed-claude-code|w[0-9]{2}-i[0-9]{6})$`)
+var concToken = regexp.MustCompile(`^tok-(seed-claude-code|w[0-9]{2}-i[0-9]{6}-0123456789abcdef)$`)
 
 // benchConcurrency runs conc workers, each capturing a fresh token then
 // injecting, all on one session, for concTime. Every run must exit 0 with
@@ -373,8 +379,8 @@ func benchConcurrency(cfg *config, b *bins, fx []fixture) (*concResult, error) {
 		return nil, err
 	}
 	postSame := withSession(post.data, post.session, pre.session)
-	if !bytes.Contains(postSame, []byte("tok-1")) {
-		return nil, fmt.Errorf("%s carries no tok-1", post.file)
+	if !bytes.Contains(postSame, []byte(benchFixtureToken)) {
+		return nil, fmt.Errorf("%s carries no token", post.file)
 	}
 	res := &concResult{workers: cfg.conc, failures: map[string]int{}, examples: map[string]string{}}
 	var mu sync.Mutex
@@ -397,8 +403,8 @@ func benchConcurrency(cfg *config, b *bins, fx []fixture) (*concResult, error) {
 			defer wg.Done()
 			var caps, injs []time.Duration
 			for i := 0; time.Now().Before(deadline); i++ {
-				tok := fmt.Sprintf("tok-w%02d-i%06d", w, i)
-				c := &candidate{name: "capture", argv: captureArgv, stdin: bytes.Replace(postSame, []byte("tok-1"), []byte(tok), 1), check: noOutput}
+				tok := fmt.Sprintf("tok-w%02d-i%06d-0123456789abcdef", w, i)
+				c := &candidate{name: "capture", argv: captureArgv, stdin: bytes.ReplaceAll(postSame, []byte(benchFixtureToken), []byte(tok)), check: noOutput}
 				if s, _, err := runOnce(c); err != nil {
 					kind := "capture failed"
 					if strings.Contains(err.Error(), "still held by another process") {
