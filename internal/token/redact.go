@@ -50,23 +50,55 @@ func percentEncode(s string) string {
 	return b.String()
 }
 
-// RedactString replaces every held token in s, in any of its spellings,
-// with its stand-in. It reports whether anything changed.
-func RedactString(s, key string, h Held) (string, bool) {
-	changed := false
+// spelledToken is one held token's spellings, worked out once per
+// redaction rather than once per string it looks at.
+type spelledToken struct {
+	forms    []string
+	shortest int
+	tok      string
+}
+
+func spell(h Held) []spelledToken {
+	out := make([]spelledToken, 0, len(h))
 	for _, tok := range h {
-		if tok == "" || len(s) < len(tok)-2 {
+		if tok == "" {
 			continue
 		}
-		stand := StandIn(key, tok)
-		for _, f := range spellings(tok) {
+		st := spelledToken{forms: spellings(tok), tok: tok, shortest: len(tok)}
+		for _, f := range st.forms {
+			st.shortest = min(st.shortest, len(f))
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// redactSpelled replaces every spelling of every token in s with the token's
+// stand-in (made only when one is found).
+func redactSpelled(s, key string, toks []spelledToken) (string, bool) {
+	changed := false
+	for _, st := range toks {
+		if len(s) < st.shortest {
+			continue
+		}
+		stand := ""
+		for _, f := range st.forms {
 			if strings.Contains(s, f) {
+				if stand == "" {
+					stand = StandIn(key, st.tok)
+				}
 				s = strings.ReplaceAll(s, f, stand)
 				changed = true
 			}
 		}
 	}
 	return s, changed
+}
+
+// RedactString replaces every held token in s, in any of its spellings,
+// with its stand-in. It reports whether anything changed.
+func RedactString(s, key string, h Held) (string, bool) {
+	return redactSpelled(s, key, spell(h))
 }
 
 // RedactJSON replaces every held token in every string (keys too, at any
@@ -77,18 +109,25 @@ func RedactJSON(raw, key string, h Held) (string, bool) {
 	if len(h) == 0 {
 		return raw, false
 	}
+	toks := spell(h)
 	return rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) {
-		return RedactString(s, key, h)
+		return redactSpelled(s, key, toks)
 	})
 }
 
 // RedactText redacts a text block the model reads: as JSON when the block is
 // JSON (so escaped spellings are decoded), else as text.
 func RedactText(text, key string, h Held) (string, bool) {
+	return redactText(text, key, spell(h))
+}
+
+func redactText(text, key string, toks []spelledToken) (string, bool) {
 	if t := strings.TrimSpace(text); (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && gjson.Valid(t) {
-		return RedactJSON(text, key, h)
+		return rawjson.MapStrings(text, func(s string, _ bool) (string, bool) {
+			return redactSpelled(s, key, toks)
+		})
 	}
-	return RedactString(text, key, h)
+	return redactSpelled(text, key, toks)
 }
 
 // RedactResult redacts an MCP tool result object (or any part of one): text
@@ -99,8 +138,9 @@ func RedactResult(raw, key string, h Held) (string, bool) {
 	if len(h) == 0 {
 		return raw, false
 	}
+	toks := spell(h)
 	return rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) {
-		return RedactText(s, key, h)
+		return redactText(s, key, toks)
 	})
 }
 
@@ -109,6 +149,7 @@ func RedactResult(raw, key string, h Held) (string, bool) {
 // key (a token argument, held or not) replaced with a stand-in of its own.
 func MaskedJSON(raw, key string, h Held) string {
 	under := false
+	toks := spell(h)
 	out, _ := rawjson.MapStrings(raw, func(s string, isKey bool) (string, bool) {
 		if isKey {
 			under = s == key
@@ -119,7 +160,7 @@ func MaskedJSON(raw, key string, h Held) string {
 				return StandIn(key, s), true
 			}
 		}
-		return RedactText(s, key, h)
+		return redactText(s, key, toks)
 	})
 	return out
 }
