@@ -15,6 +15,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
 
@@ -176,7 +177,7 @@ func TestChatRunsResumesAndMasks(t *testing.T) {
 	if strings.Contains(all, tok) || strings.Contains(all, tok[:60]) {
 		t.Errorf("poll shows a token the store holds")
 	}
-	if !strings.Contains(all, standIn) {
+	if !strings.Contains(all, token.StandIn(TokenKey, tok)) {
 		t.Errorf("poll shows no stand-in for the held token")
 	}
 	// The raw log keeps what the client printed (0600, in a 0700 dir).

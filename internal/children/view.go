@@ -1,26 +1,23 @@
 package children
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf16"
 
 	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
 // TokenKey is the argument and field name of the tokens interceptor holds.
 const TokenKey = "session_token"
 
-// standIn replaces a token in what a parent or a person reads.
-const standIn = "[" + TokenKey + " held by interceptor]"
-
 // Viewer renders events and approvals for a parent agent or a person:
-// every token the state dir's store holds, and every string under a
-// session_token member, becomes a stand-in; control and format characters
-// become visible \u escapes.
-type Viewer struct{ held []string }
+// every token the state dir's store holds (current and history), and every
+// string under a session_token member, becomes a stand-in
+// (token.MaskedJSON); control and format characters become visible \u
+// escapes.
+type Viewer struct{ held token.Held }
 
 // NewViewer reads the tokens the state dir holds now.
 func NewViewer(stateDir string) *Viewer {
@@ -28,33 +25,19 @@ func NewViewer(stateDir string) *Viewer {
 	v := &Viewer{}
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if len(r.Token) >= 8 && !seen[r.Token] {
-			seen[r.Token] = true
-			v.held = append(v.held, r.Token)
+		for _, t := range r.Held() {
+			if t != "" && !seen[t] {
+				seen[t] = true
+				v.held = append(v.held, t)
+			}
 		}
 	}
 	return v
 }
 
-// tokenMember matches a string value of a session_token member in JSON
-// text (the value's escapes included); compiled on first use, not at init
-// (the hooks share this binary).
-var tokenMember = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`("` + TokenKey + `"\s*:\s*)"(?:[^"\\]|\\.)*"`)
-})
-
 // JSON masks raw JSON text.
 func (v *Viewer) JSON(raw string) string {
-	for _, t := range v.held {
-		raw = strings.ReplaceAll(raw, t, standIn)
-		if esc := strings.ReplaceAll(t, "/", `\/`); esc != t {
-			raw = strings.ReplaceAll(raw, esc, standIn)
-		}
-	}
-	if strings.Contains(raw, `"`+TokenKey+`"`) {
-		raw = tokenMember().ReplaceAllString(raw, `${1}"`+standIn+`"`)
-	}
-	return Visible(raw)
+	return Visible(token.MaskedJSON(raw, TokenKey, v.held))
 }
 
 // Visible replaces control characters (but newline and tab) and format
