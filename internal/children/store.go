@@ -21,11 +21,12 @@ package children
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -109,9 +110,12 @@ func (s *Store) ensure() error {
 	return nil
 }
 
+// newID is 64 random bits from the runtime's generator: an id names a
+// child, it is no secret (and crypto/rand would link math/big into every
+// hook process of this binary).
 func newID() string {
 	var b [8]byte
-	rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:], rand.Uint64())
 	return hex.EncodeToString(b[:])
 }
 
@@ -245,7 +249,8 @@ func checkMCPConfig(v string) error {
 // newUUID is a random (version 4) UUID.
 func newUUID() string {
 	var b [16]byte
-	rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b[:])
