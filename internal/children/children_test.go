@@ -393,3 +393,22 @@ func TestVisibleAndIDs(t *testing.T) {
 		t.Errorf("a child of an unknown client was created")
 	}
 }
+
+// A token a result shows before any hook stored it (Codex prints the
+// result first) is masked too, as the capture hook would find it.
+func TestViewerMasksUnheldTokenLines(t *testing.T) {
+	tok := "eyJzaWQiOiJzXzEyMyJ9.0123456789abcdef0123456789abcdef"
+	ev := `{"type":"tool_result","content":"Workflow started.\nsession_token: ` + tok + `","raw":{"item":{"result":{"content":[{"type":"text","text":"{\"session_token\":\"` + tok + `\"}"}]}}}}`
+	out := NewViewer(filepath.Join(t.TempDir(), "state")).JSON(ev)
+	if strings.Contains(out, tok) || !gjson.Valid(out) {
+		t.Errorf("a token no store holds is shown: %s", out)
+	}
+	if !strings.Contains(out, token.StandIn(TokenKey, tok)) {
+		t.Errorf("no stand-in: %s", out)
+	}
+	// Prose mentioning the key is not a token.
+	prose := `{"type":"content","text":"Pass the session_token: it is required"}`
+	if got := NewViewer(t.TempDir()).JSON(prose); got != prose {
+		t.Errorf("prose changed: %s", got)
+	}
+}

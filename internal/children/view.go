@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
@@ -35,9 +36,22 @@ func NewViewer(stateDir string) *Viewer {
 	return v
 }
 
-// JSON masks raw JSON text.
+// JSON masks raw JSON text. Besides the held tokens, a token a text
+// offers the way a capture hook would take it (a `session_token: <value>`
+// line, a JSON body's field) is masked too: a client may print a result
+// before its post-tool hook has stored the token (Codex does).
 func (v *Viewer) JSON(raw string) string {
-	return Visible(token.MaskedJSON(raw, TokenKey, v.held))
+	held := append(token.Held(nil), v.held...)
+	rules := token.Rules{Key: TokenKey}
+	rawjson.MapStrings(raw, func(s string, isKey bool) (string, bool) {
+		if !isKey && strings.Contains(s, TokenKey) {
+			if tok, _, err := token.Choose(token.Result{Texts: []string{s}}, rules); err == nil && tok != "" {
+				held = append(held, tok)
+			}
+		}
+		return "", false
+	})
+	return Visible(token.MaskedJSON(raw, TokenKey, held))
 }
 
 // Visible replaces control characters (but newline and tab) and format
