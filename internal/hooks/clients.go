@@ -69,6 +69,10 @@ type Client struct {
 	// NamesServer: the hook payload names the tool's server, so servers
 	// whose tool names look alike cannot be confused.
 	NamesServer bool
+	// ShellTool is the tool name the client's shell tool reaches pre-tool
+	// hooks with ("": not known). A child agent's shell can run
+	// `interceptor approvals allow` itself unless approve gates it too.
+	ShellTool string
 }
 
 // ServerList is a config file's list of MCP servers: the object (JSON or
@@ -127,6 +131,7 @@ var (
 	// (2.1.330: its hooks did not run).
 	ClaudeCodeClient = Client{
 		Name: "claude-code", Display: "Claude Code",
+		ShellTool: "Bash",
 		User:    Path{ClaudeConfigDir, "settings.json"},
 		Project: Path{ProjectDir, ".claude/settings.json"},
 		Local:   Path{ProjectDir, ".claude/settings.local.json"},
@@ -165,6 +170,7 @@ var (
 	// bundle.
 	GeminiClient = Client{
 		Name: "gemini", Display: "Gemini CLI",
+		ShellTool: "run_shell_command",
 		User:    Path{HomeDir, ".gemini/settings.json"},
 		Project: Path{ProjectDir, ".gemini/settings.json"},
 		Layout:  Grouped, PreTool: "BeforeTool", PostTool: "AfterTool",

@@ -270,10 +270,16 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 			doctorRace(&cr, c, s, all)
 		}
 	}
+	approveOn, shellGated := false, false
 	for _, m := range ours {
 		if m.found.command.Sub == "approve" {
 			doctorApproveTimeout(&cr, c, m.found, m.path)
+			approveOn = true
+			shellGated = shellGated || gatesTool(m.found, c.ShellTool)
 		}
+	}
+	if approveOn && c.ShellTool != "" && !shellGated {
+		cr.add(Warn, "approvals are on but %s's shell tool (%s) is not gated: a child agent can run `interceptor approvals allow` from its shell and decide its own requests; add an approve hook whose matcher matches %s (docs/approvals.md)", c.Display, c.ShellTool, c.ShellTool)
 	}
 	if c.TrustStep != "" {
 		for i := range ours {
@@ -592,4 +598,23 @@ func age(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dd", int(d.Hours()/24))
 	}
+}
+
+// gatesTool reports whether an approve hook fires for tool: its matcher
+// (none: every tool) matches the name, and its --match, if any, does too.
+func gatesTool(f foundHook, tool string) bool {
+	if f.matcher != nil && *f.matcher != "" && *f.matcher != "*" {
+		re, err := regexp.Compile(*f.matcher)
+		if err != nil || !re.MatchString(tool) {
+			return false
+		}
+	}
+	a := f.command.Argv
+	for i := 0; i+1 < len(a); i++ {
+		if a[i] == "--match" {
+			re, err := regexp.Compile(a[i+1])
+			return err == nil && re.MatchString(tool)
+		}
+	}
+	return true
 }

@@ -84,6 +84,12 @@ func (h hookFile) merge(path string, doc []byte, o Options) ([]byte, []string, e
 	if c.Documented {
 		notes = append(notes, fmt.Sprintf("%s support follows %[1]s's documentation and has not been run against a real %[1]s", c.Display))
 	}
+	if o.Approve.On && c.ShellTool != "" {
+		// One uid cannot keep a child from its own queue (docs/approvals.md);
+		// gating the shell makes a child's `approvals allow` visible first.
+		notes = append(notes, fmt.Sprintf("--approve gates %s's tools only: %s's shell tool %s can still run `interceptor approvals allow`; to gate it too, add a %s hook with matcher \"^%s$\" running: %s",
+			o.Server, c.Display, c.ShellTool, c.PreTool, c.ShellTool, shellJoin(approveArgv(Options{Bin: o.Bin, Approve: ApproveOptions{On: true, Timeout: o.Approve.Timeout}, Hook: HookOptions{StateDir: o.Hook.StateDir}}, c.Name, ""))))
+	}
 	e, err := prepare(path, doc, c.Skeleton, c)
 	if err != nil {
 		return nil, nil, err
