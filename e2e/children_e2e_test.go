@@ -25,7 +25,6 @@ import (
 	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
-	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/tidwall/gjson"
 )
 
@@ -76,16 +75,7 @@ var childCodex = &childClient{
 		codexApproveHook.configure(sc) // config.toml, hooks.json with approve --match next_step
 		// Trust the hooks as /hooks would (a headless child cannot).
 		home := sc.path("codex-home")
-		recs, err := install.CodexTrustRecords(filepath.Join(home, "hooks.json"))
-		if err != nil {
-			sc.t.Fatal(err)
-		}
-		f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			sc.t.Fatal(err)
-		}
-		defer f.Close()
-		f.WriteString("\n" + recs)
+		sc.install("codex", []string{"CODEX_HOME=" + home}, "--trust")
 		return map[string]string{"CODEX_HOME": home, "E2E_MODEL_KEY": "e2e-dummy-key"}, ""
 	},
 }
