@@ -51,7 +51,8 @@ func (s sepScript) Plan(c fakemodel.Conversation, tools []fakemodel.Tool) (fakem
 		if n == 0 {
 			for _, t := range tools {
 				if t.Name == "ToolSearch" {
-					return fakemodel.Action{Tool: t, Args: map[string]any{"query": s.toolSearch}}, true
+					// Not a scripted turn yet: the wf tools are not offered.
+					return fakemodel.Action{Tool: t, Args: map[string]any{"query": s.toolSearch}}, false
 				}
 			}
 			return fakemodel.Action{Text: fakemodel.SideText}, false
