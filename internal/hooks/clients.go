@@ -245,7 +245,7 @@ var (
 		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
 		NoApprove: true,
 	}
-	// Factory Droid 0.225.1: Claude Code's format in ~/.factory/settings.json.
+	// Factory Droid 0.225.2: Claude Code's format in ~/.factory/settings.json.
 	DroidClient = Client{
 		Name: "droid", Display: "Droid",
 		User:    Path{HomeDir, ".factory/settings.json"},

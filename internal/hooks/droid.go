@@ -6,7 +6,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
-// Droid speaks Factory Droid's hooks (observed with 0.225.1), which follow
+// Droid speaks Factory Droid's hooks (observed with 0.225.1 and 0.225.2), which follow
 // Claude Code's format.
 //
 // In:  {session_id, transcript_path (under ~/.factory/), cwd,

@@ -103,11 +103,20 @@ var fixtureCases = []fixtureCase{
 	{file: "droid.PreToolUse.json", client: "droid", phase: PhasePreTool, session: "b0ebcd25-0cc9-4321-9498-d0a4c7e0da35",
 		reply: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"query":"select:wf___start_session,wf___next_step","session_token":"TOK"}}}`, tool: "-"},
 	{file: "droid.PostToolUse.json", client: "droid", phase: PhasePostTool, session: "b0ebcd25-0cc9-4321-9498-d0a4c7e0da35", tool: "-"},
+	// Droid 0.225.2 calling the wf tools (recorded by the e2e suite's
+	// pass-through hook): tool_response is the text the model reads.
+	{file: "droid.PreToolUse.start_session.json", client: "droid", phase: PhasePreTool, session: "c827b0a0-b1ab-4d19-a761-0dcc57ded69d",
+		reply: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"session_token":"TOK"}}}`, tool: "start_session"},
+	{file: "droid.PostToolUse.start_session.json", client: "droid", phase: PhasePostTool, session: "c827b0a0-b1ab-4d19-a761-0dcc57ded69d",
+		token: droidTok, src: token.FromText, tool: "start_session"},
+	{file: "droid.PreToolUse.next_step.json", client: "droid", phase: PhasePreTool, session: "c827b0a0-b1ab-4d19-a761-0dcc57ded69d",
+		reply: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"step":"one","session_token":"TOK"}}}`},
 }
 
 // The tokens the real Copilot and Cline fixtures carry.
 const (
 	copilotTok = "eyJzaWQiOiJzXzc0YjQyZDk3NDcyM2UzNjMiLCJzZXEiOjEsInRzIjoxNzk1MzQ1NDIzLCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiJhZDg1N2E1MCIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiI4YWVjYjdkMjdiMmRhZDIzMGI3NjE3YWEyZGY1M2U2NSIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.c1413ce1171cb638a16dd96defc2a694d6b90b8fce0c075f6672766242f67843"
+	droidTok   = "eyJzaWQiOiJzXzdiZmU3ZDQwNzZhYzVkMTgiLCJzZXEiOjEsInRzIjoxNzk1NDYyMDg5LCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiI2ZDU1NmVkYSIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiJkNzExNDQzN2JiMzJkZWU2MTI0MWMzMzdiODBhZTUyOSIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.c4b312a752ebaadf348d168ec1a09f6ebdd9cc5d057a12d8edebb4de5d4d3bd7"
 	clineTok   = "eyJzaWQiOiJzXzUxZGJkZmNkOTM4Njk5ZTAiLCJzZXEiOjEsInRzIjoxNzk1MzQ1NTYwLCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiJhYTMwYTc2MSIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiIzY2Q5OWZjYjVjNDg3NjNkMTRjMWYyZWQ3Nzc1ZTg4NiIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.fab4c5067dd0dee1d70e12a0be2a6aee6b515e38a224dc44d0c466a74238f0be"
 )
 

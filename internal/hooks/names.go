@@ -48,7 +48,7 @@ var namings = map[string]toolNaming{
 		}
 		return s + "__"
 	}},
-	// <server>___<tool>, three underscores (Droid 0.225.1; observed with
+	// <server>___<tool>, three underscores (Droid 0.225.2; observed with
 	// plain names only).
 	"droid": {prefix: func(s string) string { return s + "___" }},
 }
