@@ -20,6 +20,7 @@ type installFlags struct {
 	bin     string
 	hook    install.HookOptions
 	approve install.ApproveOptions
+	deliver bool
 	trust   bool
 }
 
@@ -39,6 +40,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl.StringSliceVar(&f.hook.SkipTools, "skip-tool", nil, "pass --skip-tool to the hooks (repeatable)")
 	fl.StringSliceVar(&f.hook.KeepIf, "keep-if", nil, "pass --keep-if to the hooks (repeatable)")
 	fl.StringVar(&f.hook.StateDir, "state-dir", "", "pass --state-dir to the hooks (made absolute)")
+	fl.BoolVar(&f.deliver, "deliver", false, "install only the hooks that deliver the answers of --server's human tools (interceptor deliver; docs/human-tools.md)")
 	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
 	fl.DurationVar(&f.approve.Timeout, "approve-timeout", 0, "with --approve: approve's --timeout (default 5m); the client's hook timeout is set 30s longer")
 	fl.StringVar(&f.approve.Match, "approve-match", "", "with --approve: approve's --match REGEX on the client's tool names (default: the server's tools)")
@@ -71,7 +73,7 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 	if cmd.Flags().Changed("approve-timeout") && f.approve.Timeout <= 0 {
 		return install.Options{}, install.Env{}, errors.New("--approve-timeout must be positive")
 	}
-	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun, Trust: f.trust}
+	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun, Trust: f.trust, Deliver: f.deliver}
 	if !cmd.Flags().Changed("skip-tool") {
 		o.Hook.SkipTools = nil
 	}

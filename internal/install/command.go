@@ -150,7 +150,7 @@ func shellSplit(s string) (words []string, ok bool) {
 // HookCommand is an interceptor hook command found in a config.
 type HookCommand struct {
 	Bin     string   // the binary as written
-	Sub     string   // inject, capture, clear or approve
+	Sub     string   // inject, capture, clear, approve or deliver
 	Servers []string // its --server values
 	Argv    []string
 }
@@ -169,7 +169,7 @@ func parseHookCommand(cmd string) (HookCommand, bool) {
 		return HookCommand{}, false
 	}
 	switch argv[1] {
-	case "inject", "capture", "clear", "approve":
+	case "inject", "capture", "clear", "approve", "deliver":
 	default:
 		return HookCommand{}, false
 	}

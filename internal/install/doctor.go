@@ -328,6 +328,10 @@ func binOK(bin string) bool {
 // doctorServer checks that a server has every hook its client needs.
 func doctorServer(cr *ClientReport, c *hooks.Client, server string, installed func() ([]string, []string)) {
 	kinds, paths := installed()
+	if onlyDeliver(kinds) {
+		doctorDeliver(cr, c, server, len(kinds), paths)
+		return
+	}
 	want := []string{"inject", "capture"}
 	if c.SessionEnd != "" {
 		want = append(want, "clear")

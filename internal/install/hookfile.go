@@ -33,6 +33,9 @@ func toolMatcher(c *hooks.Client, server string) string {
 
 func (h hookFile) entries(o Options) []hookEntry {
 	c := h.c
+	if o.Deliver {
+		return deliverEntries(o, c)
+	}
 	opts := o.Hook.args()
 	capture := opts
 	if o.Hook.Redact && c.RewritesResult {

@@ -106,6 +106,9 @@ type Options struct {
 	// Trust records the hooks as trusted where the client keeps that
 	// (Codex's config.toml), as its own review would.
 	Trust bool
+	// Deliver installs, instead of the token hooks, the deliver hooks of a
+	// human tools server (deliver.go).
+	Deliver bool
 }
 
 // Result tells what install or uninstall did (or, with DryRun, would do).
@@ -219,6 +222,9 @@ func (o Options) check() error {
 // Install merges the server's hooks into the client's config.
 func Install(env Env, o Options) (*Result, error) {
 	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if err := checkDeliver(o); err != nil {
 		return nil, err
 	}
 	if !filepath.IsAbs(o.Bin) {

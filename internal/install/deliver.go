@@ -1,0 +1,59 @@
+package install
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+)
+
+// deliverEntries are the hooks of `install CLIENT --server NAME --deliver`
+// (docs/human-tools.md): `interceptor deliver` on the client's turn-start
+// event (it hands the model the answers to parked human tool calls) and on
+// the post-tool event of NAME's tools (it ties a parked call to its
+// session). NAME is the server serving the human tools; nothing else is
+// installed for it.
+func deliverEntries(o Options, c *hooks.Client) []hookEntry {
+	cmd := commandFor(o, c.Name, "deliver", stateDirArgs(o.Hook))
+	return []hookEntry{
+		{event: hooks.PromptEvents[c.Name], sub: "deliver", command: cmd, timeout: c.Timeout},
+		{event: c.PostTool, sub: "deliver", matcher: toolMatcher(c, o.Server), command: cmd, timeout: c.Timeout},
+	}
+}
+
+// checkDeliver refuses --deliver for a client without a turn-start event
+// that takes added context, and next to flags it has nothing to do with.
+func checkDeliver(o Options) error {
+	if !o.Deliver {
+		return nil
+	}
+	if hooks.PromptEvents[o.Client] == "" {
+		return fmt.Errorf("--deliver: %s has no turn-start hook that adds context (supported: claude-code, codex, gemini; docs/human-tools.md)", o.Client)
+	}
+	if o.Approve.On || o.Hook.Redact {
+		return fmt.Errorf("--deliver installs only the human tools' deliver hooks for --server %s; install --approve or --redact for a token server separately", o.Server)
+	}
+	return nil
+}
+
+// onlyDeliver reports a server whose hooks are all deliver hooks: a human
+// tools server (install --deliver), which has no token hooks to check.
+func onlyDeliver(kinds []string) bool {
+	for _, k := range kinds {
+		if k != "deliver" {
+			return false
+		}
+	}
+	return len(kinds) > 0
+}
+
+// doctorDeliver checks a human tools server's deliver hooks: one on the
+// turn-start event, one after its tools.
+func doctorDeliver(cr *ClientReport, c *hooks.Client, server string, n int, paths []string) {
+	if n == 2 {
+		cr.add(OK, "server %q: human tools deliver hooks installed in %s", server, strings.Join(paths, ", "))
+		return
+	}
+	cr.add(Warn, "server %q: %d deliver hooks (in %s), want 2 (%s and %s); run: interceptor install %s --server %s --deliver",
+		server, n, strings.Join(paths, ", "), hooks.PromptEvents[c.Name], c.PostTool, c.Name, server)
+}
