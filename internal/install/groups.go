@@ -101,7 +101,9 @@ func eachHook(hooks list, fn func(h foundHook) bool) {
 			if mi, ok := group.find("matcher"); ok {
 				s, isString := stringValue(group.value(mi))
 				if !isString {
-					s = string(group.value(mi).Value.(hujson.Literal))
+					// Not a string (a number, an array, …): its JSON text, which
+					// no tool name matches as a regexp the client would use.
+					s = string(hujson.Value{Value: group.value(mi).Value}.Pack())
 				}
 				matcher = &s
 			}
