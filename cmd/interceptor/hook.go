@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,10 +10,10 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
-	"github.com/tidwall/pretty"
 )
 
 // hookDeadline bounds a whole hook run. Clients close stdin and wait for us;
@@ -25,7 +24,7 @@ const hookDeadline = 5 * time.Second
 // hookFlags are the flags every hook command shares.
 type hookFlags struct {
 	client   string
-	stateDir string
+	stateDir stateDirFlag
 	debugLog string
 	pattern  string // --token-pattern, compiled into opts.Pattern when set
 	opts     lifecycle.Options
@@ -34,7 +33,7 @@ type hookFlags struct {
 func (f *hookFlags) register(cmd *cobra.Command, tokenFlags bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
-	fl.StringVar(&f.stateDir, "state-dir", "", "where tokens are kept (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	f.stateDir.register(cmd, "where tokens are kept")
 	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file (tokens masked)")
 	fl.StringSliceVar(&f.opts.Servers, "server", nil, "name of the token server as configured in the client (repeatable)")
 	if !tokenFlags {
@@ -82,13 +81,8 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 		}
 		if len(out.Reply) > 0 {
 			// One line: clients parse stdout as one JSON document and some read
-			// it line by line. Compaction only drops whitespace between tokens;
-			// every key and value keeps its bytes.
-			reply := out.Reply
-			if bytes.ContainsAny(reply, "\n\r") {
-				reply = pretty.Ugly(reply)
-			}
-			reply = append(reply, '\n')
+			// it line by line.
+			reply := append(rawjson.OneLine(out.Reply), '\n')
 			if _, err := io.Out.Write(reply); err != nil {
 				return fmt.Errorf("%s: writing reply: %w", cmd.Name(), err)
 			}
@@ -122,22 +116,11 @@ func runHook(in *streams, f *hookFlags, needServer bool, fn hookFunc) (lifecycle
 	if err != nil {
 		return lifecycle.Outcome{}, err
 	}
-	st, err := f.store()
+	st, err := f.stateDir.store()
 	if err != nil {
 		return lifecycle.Outcome{}, err
 	}
 	return fn(ev, st, f)
-}
-
-func (f *hookFlags) store() (*state.Store, error) {
-	dir := f.stateDir
-	if dir == "" {
-		var err error
-		if dir, err = state.DefaultDir(); err != nil {
-			return nil, err
-		}
-	}
-	return state.New(dir), nil
 }
 
 // trace appends one line to the debug log, if one is set. The outcome's

@@ -48,12 +48,12 @@ func (h *humanFlags) register(fl *pflag.FlagSet) {
 // served loads the --human-tools file for the proxy. The session is
 // --session, else the one Claude Code tells its servers; other clients'
 // are bound by the deliver post-tool hook.
-func (h *humanFlags) served(stateDir, session, key string) (*humantools.Served, error) {
+func (h *humanFlags) served(stateDir *stateDirFlag, session, key string) (*humantools.Served, error) {
 	decl, err := humantools.Load(h.file)
 	if err != nil {
 		return nil, err
 	}
-	st, err := (&hookFlags{stateDir: stateDir}).store()
+	st, err := stateDir.store()
 	if err != nil {
 		return nil, err
 	}

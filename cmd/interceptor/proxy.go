@@ -30,7 +30,7 @@ func newProxyCmd(io *streams) *cobra.Command {
 		cfg      proxy.Config
 		url      string
 		headers  []string
-		stateDir string
+		stateDir stateDirFlag
 		pattern  string
 		grace    time.Duration
 		human    humanFlags
@@ -68,7 +68,7 @@ proxy's; its stderr passes through.`,
 				return errors.New("proxy: give either a command or --url, not both")
 			}
 			if cfg.Persist {
-				st, err := (&hookFlags{stateDir: stateDir}).store()
+				st, err := stateDir.store()
 				if err != nil {
 					return fmt.Errorf("proxy: %w", err)
 				}
@@ -86,7 +86,7 @@ proxy's; its stderr passes through.`,
 				return errors.New("proxy: --human-tools works with a stdio server (a command), not --url")
 			}
 			if human.file != "" {
-				h, err := human.served(stateDir, cfg.Session, cfg.Arg)
+				h, err := human.served(&stateDir, cfg.Session, cfg.Arg)
 				if err != nil {
 					return fmt.Errorf("proxy: %w", err)
 				}
@@ -147,7 +147,7 @@ proxy's; its stderr passes through.`,
 	fl.StringVar(&pattern, "token-pattern", "", "regular expression a token must match whole (for servers with a known token shape)")
 	fl.BoolVar(&cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
 	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
-	fl.StringVar(&stateDir, "state-dir", "", "where --persist keeps tokens (default $XDG_STATE_HOME/interceptor, else ~/.local/state/interceptor)")
+	stateDir.register(cmd, "where --persist keeps tokens")
 	fl.IntVar(&cfg.MaxMessage, "max-message", proxy.DefaultMaxMessage, "largest message relayed, in bytes: a longer one is not kept in memory but answered with a JSON-RPC error")
 	human.register(fl)
 	fl.DurationVar(&grace, "grace", proxy.DefaultGrace, "on shutdown, how long the server gets to exit before SIGTERM, and again before it is killed")

@@ -672,39 +672,3 @@ const DefaultTimeout = 5 * time.Minute
 
 // HookMargin is what MinHookTimeout adds to approve's --timeout.
 const HookMargin = 30 * time.Second
-
-// ApproveTimeout reads the --timeout an `interceptor approve` command line
-// waits for (its default when not given, or INTERCEPTOR_TIMEOUT when set in
-// env). ok is false when args is not an approve command (args[0] is the
-// binary, args[1] the subcommand) or its --timeout does not parse.
-func ApproveTimeout(args []string, env func(string) string) (d time.Duration, ok bool) {
-	if len(args) < 2 || args[1] != "approve" {
-		return 0, false
-	}
-	d = DefaultTimeout
-	if env != nil {
-		if v := env("INTERCEPTOR_TIMEOUT"); v != "" {
-			var err error
-			if d, err = time.ParseDuration(v); err != nil {
-				return 0, false
-			}
-		}
-	}
-	for i := 2; i < len(args); i++ {
-		v, found := "", false
-		switch a := args[i]; {
-		case a == "--timeout" && i+1 < len(args):
-			v, found = args[i+1], true
-			i++
-		case strings.HasPrefix(a, "--timeout="):
-			v, found = strings.TrimPrefix(a, "--timeout="), true
-		}
-		if found {
-			var err error
-			if d, err = time.ParseDuration(v); err != nil {
-				return 0, false
-			}
-		}
-	}
-	return d, true
-}

@@ -195,6 +195,34 @@ func parseHookCommand(cmd string) (HookCommand, bool) {
 	return h, true
 }
 
+// approveTimeout is how long an approve hook's command waits for a
+// decision: its --timeout, else INTERCEPTOR_TIMEOUT from env, else approve's
+// default. ok is false for another subcommand or a --timeout that does not
+// parse.
+func (h HookCommand) approveTimeout(env func(string) string) (d time.Duration, ok bool) {
+	if h.Sub != "approve" {
+		return 0, false
+	}
+	v := ""
+	if env != nil {
+		v = env("INTERCEPTOR_TIMEOUT")
+	}
+	for i := 2; i < len(h.Argv); i++ {
+		switch a := h.Argv[i]; {
+		case a == "--timeout" && i+1 < len(h.Argv):
+			v = h.Argv[i+1]
+			i++
+		case strings.HasPrefix(a, "--timeout="):
+			v = strings.TrimPrefix(a, "--timeout=")
+		}
+	}
+	if v == "" {
+		return approvals.DefaultTimeout, true
+	}
+	d, err := time.ParseDuration(v)
+	return d, err == nil
+}
+
 // serves reports whether the hook is for exactly this one server: the hooks
 // install writes. Hand-written hooks for several servers are left alone.
 func (h HookCommand) serves(server string) bool {

@@ -433,7 +433,7 @@ func doctorApproveTimeout(cr *ClientReport, c *hooks.Client, f foundHook, path s
 	if c.TimeoutUnit == time.Millisecond {
 		unit = "ms"
 	}
-	d, ok := approvals.ApproveTimeout(f.command.Argv, os.Getenv)
+	d, ok := f.command.approveTimeout(os.Getenv)
 	if !ok {
 		cr.add(Warn, "%s: cannot read the --timeout of the approve hook %q; check that %s lets it run longer than its --timeout plus %s", path, f.raw, c.Display, approvals.HookMargin)
 		return
