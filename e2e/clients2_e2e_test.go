@@ -36,7 +36,7 @@ type sepScript struct {
 }
 
 func (s sepScript) find(tools []fakemodel.Tool, server, name string) (fakemodel.Tool, bool) {
-	re := regexp.MustCompile(`^` + fakemodel.ServerPattern(server) + `[-_]+` + regexp.QuoteMeta(name) + `$`)
+	re := regexp.MustCompile(`(^|_)` + fakemodel.ServerPattern(server) + `[-_]+` + regexp.QuoteMeta(name) + `$`)
 	for _, t := range tools {
 		if re.MatchString(t.Name) {
 			return t, true
@@ -203,6 +203,7 @@ func copilotRedaction(sc *scenario) {
 
 func TestCopilotCLI(t *testing.T) {
 	t.Run("hooks", func(t *testing.T) { copilotCLI.run(t, false, copilotRedaction) })
+	t.Run("proxy", func(t *testing.T) { copilotCLI.run(t, true, nil) })
 }
 
 var clineCLI = client2{
@@ -255,4 +256,35 @@ func TestCline(t *testing.T) {
 func TestDroid(t *testing.T) {
 	t.Run("hooks", func(t *testing.T) { droidCLI.run(t, false, nil) })
 	t.Run("proxy", func(t *testing.T) { droidCLI.run(t, true, nil) })
+}
+
+// agentSDK runs examples/claude-agent-sdk/app.mjs, an app that passes
+// settingSources: [] and runs interceptor from programmatic hooks.
+var agentSDK = client2{
+	client: &client{
+		name:   "Claude Agent SDK " + agentSDKVersion,
+		redact: true,
+		configure: func(sc *scenario) {
+			servers := mcpServers(sc, map[string]any{"type": "stdio"})
+			sc.write(sc.path("mcp.json"), mustJSON(servers))
+			app, err := os.ReadFile(filepath.Join(bins.repo, "examples", "claude-agent-sdk", "app.mjs"))
+			if err != nil {
+				sc.t.Fatal(err)
+			}
+			sc.write(filepath.Join(sc.proj, "app.mjs"), string(app))
+			if err := os.Symlink(filepath.Join(clients2Dir(sc.t), "clients", "node_modules"), filepath.Join(sc.proj, "node_modules")); err != nil {
+				sc.t.Fatal(err)
+			}
+		},
+		command: func(sc *scenario) ([]string, []string, string) {
+			return []string{"node", filepath.Join(sc.proj, "app.mjs"), prompt},
+				append(claudeEnv(sc), "INTERCEPTOR_BIN="+sc.hook, "INTERCEPTOR_SERVER=wf", "MCP_CONFIG="+sc.path("mcp.json")),
+				""
+		},
+	},
+	script: sepScript{wf: "wf"},
+}
+
+func TestClaudeAgentSDK(t *testing.T) {
+	t.Run("programmatic_hooks", func(t *testing.T) { agentSDK.run(t, false, nil) })
 }

@@ -24,13 +24,13 @@ import (
 
 // otherEcho matches the other server's echo tool as each client names it
 // for the model (mcp__other__echo, mcp_other_echo, other_echo).
-var otherEcho = regexp.MustCompile(`(^|_)other_+echo$`)
+var otherEcho = regexp.MustCompile(`(^|_)other[-_]+echo$`)
 
 // wfTools matches the wf server's tools as each client names them for the
 // model (mcp__wf__next_step, mcp_wf_next_step, wf_next_step; wf-server may
 // be spelled wf_server), and wfNext its next_step.
 func (sc *scenario) wfTools() (wfTool, wfNext *regexp.Regexp) {
-	prefix := `(^|_)` + fakemodel.ServerPattern(sc.serverName(wfserver.RoleWF)) + `_+`
+	prefix := `(^|_)` + fakemodel.ServerPattern(sc.serverName(wfserver.RoleWF)) + `[-_]+`
 	return regexp.MustCompile(prefix + `(start_session|next_step|get_status|save_checkpoint|resume_checkpoint)$`),
 		regexp.MustCompile(prefix + `next_step$`)
 }
