@@ -171,7 +171,7 @@ var copilotCLI = client2{
 			sc.write(sc.path("copilot-mcp.json"), mustJSON(servers))
 			// --redact: Copilot rewrites results, but also writes the
 			// injected arguments back into the model's own tool calls, so
-			// the scenario checks the results only (copilotRedaction).
+			// the scenario checks the results only (resultRedaction).
 			sc.install("copilot", nil, "--redact")
 		},
 		command: func(sc *scenario) ([]string, []string, string) {
@@ -187,22 +187,22 @@ var copilotCLI = client2{
 	proxy:  true,
 }
 
-// copilotRedaction: with --redact no tool result the model reads holds a
-// token; the injected arguments Copilot writes back into its own tool
-// calls are counted and logged, not failed (Copilot offers no way to hide
-// them).
-func copilotRedaction(sc *scenario) {
+// resultRedaction: with --redact no tool result the model reads holds a
+// token; the injected arguments the client writes back into its own tool
+// calls (Copilot CLI, Kilo CLI) are counted and logged, not failed: no
+// hook can hide them.
+func resultRedaction(sc *scenario) {
 	sc.extraCheck = func() {
 		inResults, elsewhere := toolResultLeaks(sc)
 		if inResults > 0 {
 			sc.t.Errorf("%d token(s) in tool results the model read, despite --redact", inResults)
 		}
-		sc.t.Logf("NOTE: Copilot CLI showed the model a token %d time(s) outside tool results (the injected arguments it writes back into its own tool calls); redaction cannot reach those", elsewhere)
+		sc.t.Logf("NOTE: %s showed the model a token %d time(s) outside tool results (the injected arguments it keeps in its own tool calls); redaction cannot reach those", sc.c.name, elsewhere)
 	}
 }
 
 func TestCopilotCLI(t *testing.T) {
-	t.Run("hooks", func(t *testing.T) { copilotCLI.run(t, false, copilotRedaction) })
+	t.Run("hooks", func(t *testing.T) { copilotCLI.run(t, false, resultRedaction) })
 	t.Run("proxy", func(t *testing.T) { copilotCLI.run(t, true, nil) })
 }
 
@@ -287,4 +287,58 @@ var agentSDK = client2{
 
 func TestClaudeAgentSDK(t *testing.T) {
 	t.Run("programmatic_hooks", func(t *testing.T) { agentSDK.run(t, false, nil) })
+}
+
+// kiloEnv runs Kilo CLI offline: no updates, model list, sharing, LSP
+// downloads or default plugins.
+var kiloEnv = []string{"KILO_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_SHARE=1",
+	"KILO_DISABLE_LSP_DOWNLOAD=1", "KILO_DISABLE_DEFAULT_PLUGINS=1", "KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_CODEBASE_INDEXING=1"}
+
+var kiloCLI = client2{
+	client: &client{
+		name: "Kilo CLI " + kiloVersion,
+		configure: func(sc *scenario) {
+			kiloPluginDirs(sc)
+			// --redact: Kilo, like Copilot, keeps the injected arguments
+			// in the assistant's own tool calls (seen with 7.7.7), so the
+			// scenario checks the results only (resultRedaction).
+			sc.install("kilo", nil, "--scope", "project", "--project", sc.proj, "--redact") // .kilo/plugin/interceptor.ts
+			mcp := map[string]any{}
+			for _, role := range []string{"wf", "other"} {
+				cmd, args := sc.serverCommand(role)
+				mcp[sc.serverName(role)] = map[string]any{"type": "local", "command": append([]string{cmd}, args...), "enabled": true}
+			}
+			sc.write(filepath.Join(sc.proj, "kilo.json"), opencodeConfig(sc, mcp))
+		},
+		command: func(sc *scenario) ([]string, []string, string) {
+			return []string{client2Bin(sc.t, "kilo"), "run", prompt}, kiloEnv, ""
+		},
+	},
+	script: sepScript{wf: "wf"},
+	proxy:  true,
+}
+
+func TestKilo(t *testing.T) {
+	t.Run("hooks", func(t *testing.T) { kiloCLI.run(t, false, resultRedaction) })
+	t.Run("proxy", func(t *testing.T) { kiloCLI.run(t, true, nil) })
+}
+
+// kiloPluginDirs: Kilo, like OpenCode, npm-installs its plugin package
+// (@kilocode/plugin, its own version) into each config dir at start and
+// stalls without a registry, unless node_modules and a package-lock.json
+// listing it are there. The registry has no @kilocode/plugin 7.7.7, so the
+// suite puts an empty package of that name and version there: the shim
+// imports nothing from it.
+func kiloPluginDirs(sc *scenario) {
+	for _, dir := range []string{filepath.Join(sc.proj, ".kilo"), filepath.Join(sc.home, ".config", "kilo")} {
+		sc.write(filepath.Join(dir, "package.json"), `{"dependencies": {"@kilocode/plugin": "`+kiloVersion+`"}}`+"\n")
+		sc.write(filepath.Join(dir, "node_modules", "@kilocode", "plugin", "package.json"), `{"name": "@kilocode/plugin", "version": "`+kiloVersion+`"}`+"\n")
+		sc.write(filepath.Join(dir, "package-lock.json"), mustJSON(map[string]any{
+			"name": "kilo", "lockfileVersion": 3, "requires": true,
+			"packages": map[string]any{
+				"":                              map[string]any{"dependencies": map[string]any{"@kilocode/plugin": kiloVersion}},
+				"node_modules/@kilocode/plugin": map[string]any{"version": kiloVersion},
+			},
+		}))
+	}
 }
