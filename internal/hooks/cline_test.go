@@ -27,10 +27,7 @@ func TestClineToolNames(t *testing.T) {
 	// characters of [A-Za-z0-9_-], else sanitized and cut to 55 plus
 	// "_" and 8 hex digits of its SHA-1.
 	long := "wf__" + strings.Repeat("x", 51) + "_0123abcd"
-	cases := []struct {
-		toolName, server, tool string
-		ok                     bool
-	}{
+	checkTools(t, clineEvent(t, "wf__next_step"), []toolCase{
 		{"wf__next_step", "wf", "next_step", true},
 		{"wf-server__next_step", "wf-server", "next_step", true},
 		{"wf__next_step", "wf2", "", false},
@@ -41,14 +38,7 @@ func TestClineToolNames(t *testing.T) {
 		{long, "wf", "", false},
 		// 64 characters that do not end in a hash are a plain name.
 		{"wf__" + strings.Repeat("x", 60), "wf", strings.Repeat("x", 60), true},
-	}
-	for _, c := range cases {
-		ev := clineEvent(t, c.toolName)
-		tool, ok := ev.Client.Tool(ev, c.server)
-		if ok != c.ok || tool != c.tool {
-			t.Errorf("%q for server %q = %q %v, want %q %v", c.toolName, c.server, tool, ok, c.tool, c.ok)
-		}
-	}
+	})
 	if len(long) != clineMaxName {
 		t.Fatalf("the hashed name is %d long", len(long))
 	}
@@ -72,5 +62,24 @@ func TestClineSessionFallsBackToRootSession(t *testing.T) {
 	}
 	if ev.Session != "1795345559687_phq10" {
 		t.Errorf("session %q, want the root session id", ev.Session)
+	}
+}
+
+// toolCase is a tool name and whether (and as which tool) it belongs to
+// server.
+type toolCase struct {
+	toolName, server, tool string
+	ok                     bool
+}
+
+// checkTools asks ev's client about each case's tool name.
+func checkTools(t *testing.T, ev *Event, cases []toolCase) {
+	t.Helper()
+	for _, c := range cases {
+		ev.ToolName = c.toolName
+		tool, ok := ev.Client.Tool(ev, c.server)
+		if ok != c.ok || tool != c.tool {
+			t.Errorf("%q for server %q = %q %v, want %q %v", c.toolName, c.server, tool, ok, c.tool, c.ok)
+		}
 	}
 }

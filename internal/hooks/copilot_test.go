@@ -34,22 +34,13 @@ func TestCopilotEvents(t *testing.T) {
 	if ev.Client.Name() != "copilot" || ev.Phase != PhasePreTool || ev.Input.Get("step").Str != "one" {
 		t.Fatalf("got %s %s input %s", ev.Client.Name(), ev.Phase, ev.Input.Raw)
 	}
-	for _, c := range []struct {
-		toolName, server, tool string
-		ok                     bool
-	}{
+	checkTools(t, ev, []toolCase{
 		{"wf-next_step", "wf", "next_step", true},
 		{"wf2-next_step", "wf", "", false},
 		{"wf-server-next_step", "wf-server", "next_step", true},
 		{"bash", "wf", "", false},
 		{"wf-", "wf", "", false},
-	} {
-		ev.ToolName = c.toolName
-		tool, ok := ev.Client.Tool(ev, c.server)
-		if ok != c.ok || tool != c.tool {
-			t.Errorf("%q for server %q = %q %v, want %q %v", c.toolName, c.server, tool, ok, c.tool, c.ok)
-		}
-	}
+	})
 	// A failed result keeps its resultType when redacted.
 	failed := strings.Replace(string(fixture(t, "copilot.postToolUse.json")), `"resultType": "success"`, `"resultType": "failure"`, 1)
 	if r := redact(t, failed, copilotTok); gjson.Get(r, "modifiedResult.resultType").Str != "failure" {

@@ -24,21 +24,12 @@ func TestDroidServerTools(t *testing.T) {
 	if ev.Client.Name() != "droid" {
 		t.Fatalf("detected as %s", ev.Client.Name())
 	}
-	for _, c := range []struct {
-		toolName, server, tool string
-		ok                     bool
-	}{
+	checkTools(t, ev, []toolCase{
 		{"wf___next_step", "wf", "next_step", true},
 		{"wf__next_step", "wf", "", false},
 		{"wf___next_step", "wf2", "", false},
 		{"mcp__wf__next_step", "wf", "", false},
-	} {
-		ev.ToolName = c.toolName
-		tool, ok := ev.Client.Tool(ev, c.server)
-		if ok != c.ok || tool != c.tool {
-			t.Errorf("%q for server %q = %q %v, want %q %v", c.toolName, c.server, tool, ok, c.tool, c.ok)
-		}
-	}
+	})
 
 	// tool_response is the text the model reads, as one string.
 	const tok = "eyJzaWQiOiJ4In0.0123456789abcdef"
