@@ -92,7 +92,12 @@ type client2 struct {
 }
 
 func (c client2) run(t *testing.T, viaProxy bool, extra func(sc *scenario)) {
-	sc := &scenario{t: t, c: c.client, sessions: 1, hook: hookBin(t), viaProxy: viaProxy, script: c.script, toolCalls: c.script.calls()}
+	c.runSessions(t, 1, viaProxy, extra)
+}
+
+// runSessions runs sessions sessions of the client at once.
+func (c client2) runSessions(t *testing.T, sessions int, viaProxy bool, extra func(sc *scenario)) {
+	sc := &scenario{t: t, c: c.client, sessions: sessions, hook: hookBin(t), viaProxy: viaProxy, script: c.script, toolCalls: c.script.calls()}
 	if extra != nil {
 		extra(sc)
 	}
@@ -203,6 +208,7 @@ func resultRedaction(sc *scenario) {
 
 func TestCopilotCLI(t *testing.T) {
 	t.Run("hooks", func(t *testing.T) { copilotCLI.run(t, false, resultRedaction) })
+	t.Run("concurrent", func(t *testing.T) { copilotCLI.runSessions(t, 2, false, resultRedaction) })
 	t.Run("proxy", func(t *testing.T) { copilotCLI.run(t, true, nil) })
 }
 
@@ -250,6 +256,7 @@ var droidCLI = client2{
 
 func TestCline(t *testing.T) {
 	t.Run("hooks", func(t *testing.T) { clineCLI.run(t, false, nil) })
+	t.Run("concurrent", func(t *testing.T) { clineCLI.runSessions(t, 2, false, nil) })
 	t.Run("proxy", func(t *testing.T) { clineCLI.run(t, true, nil) })
 }
 
