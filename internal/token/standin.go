@@ -18,6 +18,9 @@ const MaxHeld = 64
 // looks like a token and is never captured as one.
 const standInSuffix = " held by interceptor]"
 
+// standInMark is in every stand-in and in the nameless Placeholder.
+const standInMark = "held by interceptor]"
+
 // Handle is the short name of a token in stand-ins: 8 hex digits of its
 // SHA-256. It tells tokens apart and reveals nothing usable of them.
 func Handle(tok string) string {
@@ -113,6 +116,11 @@ func (e *UnknownStandInError) Error() string {
 // stand-in with the token it names. A stand-in that names no held token is
 // an *UnknownStandInError and args stay as they were.
 func ResolveStandIns(args string, h Held) (string, bool, error) {
+	// Most calls carry no stand-in: one scan instead of a walk that
+	// unescapes every string (a tool input can be megabytes).
+	if !strings.Contains(args, standInMark) {
+		return args, false, nil
+	}
 	var unknown *UnknownStandInError
 	out, changed := rawjson.MapStrings(args, func(s string, isKey bool) (string, bool) {
 		if isKey || unknown != nil || !strings.HasSuffix(strings.TrimSpace(s), "]") {
