@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
 // fixture is one recorded client payload from testdata/fixtures.
@@ -23,20 +24,34 @@ type fixture struct {
 	data    []byte
 	// serverTool: the event is about a tool of server "wf".
 	serverTool bool
+	// skipped: a tool inject leaves alone by default.
+	skipped bool
+	// token is the token internal/token chooses from a post-tool result.
+	token string
 }
 
-// storedToken is the token capture must store from each post-tool fixture
-// that carries one where the client lets a hook see it. Fixtures not listed
-// show none (Claude Code and Gemini never pass _meta on, and their text only
-// says received_session_token=…, which is not the key), so capture stores
-// nothing: the case of a call whose result has no visible token.
+// storedToken is the token capture must store from the post-tool fixtures
+// whose token we know by heart. Fixtures not listed show none where the
+// client lets a hook look (Claude Code and Gemini never pass _meta on), or
+// were added later: for those, wantToken asks internal/token what the
+// result carries, and the bench checks the binary stored exactly that.
 var storedToken = map[string]string{
 	"claude-code.PostToolUse.structured.json": benchFixtureToken,
+	"claude-code.PostToolUse.text.json":       "",
 	"codex.PostToolUse.structured.json":       benchFixtureToken,
 	"codex.PostToolUse.text.json":             benchFixtureToken, // in _meta, which Codex passes on
+	"gemini.AfterTool.text.json":              "",
 	"opencode.tool.execute.after.text.json":   benchFixtureToken,
 	"cline.PostToolUse.json":                  clineFixtureToken,   // in _meta, which Cline passes on
 	"copilot.postToolUse.json":                copilotFixtureToken, // in the text Copilot passes on
+}
+
+// wantToken is what capture --server wf must store from a post-tool fixture.
+func wantToken(f fixture) string {
+	if tok, ok := storedToken[f.file]; ok {
+		return tok
+	}
+	return f.token
 }
 
 // The first fixtures were recorded against a test server whose tokens were
@@ -73,8 +88,12 @@ func loadFixtures(dir string) ([]fixture, error) {
 		if ev.Session == "" {
 			return nil, fmt.Errorf("%s: no session id", base)
 		}
-		_, wfTool := ev.Client.Tool(ev, "wf")
-		f := fixture{file: base, client: ev.Client.Name(), data: data, session: ev.Session, pre: ev.Phase == hooks.PhasePreTool, serverTool: wfTool}
+		tool, wfTool := ev.Client.Tool(ev, "wf")
+		f := fixture{file: base, client: ev.Client.Name(), data: data, session: ev.Session, pre: ev.Phase == hooks.PhasePreTool, serverTool: wfTool,
+			skipped: tool == "start_session"} // inject's default --skip-tool
+		if wfTool && !f.pre {
+			f.token, _, _ = token.Choose(ev.Result(), token.Rules{Key: "session_token"})
+		}
 		phase := "post"
 		if f.pre {
 			phase = "pre"

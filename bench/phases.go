@@ -100,10 +100,13 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 			return nil, err
 		}
 		check, note := injectCheck(seedTok(f)), ""
-		if !f.serverTool {
+		switch {
+		case !f.serverTool:
 			// Droid's recorded pre-tool event is its ToolSearch call: not a
 			// wf tool, so the right answer is no reply.
 			check, note = noOutput, "not a wf tool: no reply"
+		case f.skipped:
+			check, note = noOutput, "start_session: no reply"
 		}
 		r := &row{kind: "inject", floor: floorRead, note: note, c: &candidate{
 			name: "interceptor inject", input: f.label, stdin: f.data, check: check,
@@ -122,7 +125,7 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 			return nil, err
 		}
 		note := "result carries no token: nothing stored"
-		if storedToken[f.file] != "" {
+		if wantToken(f) != "" {
 			note = "stores the token"
 		}
 		r := &row{kind: "capture", floor: floorAtomic, note: note, c: &candidate{
@@ -137,7 +140,7 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		if err != nil {
 			return nil, err
 		}
-		if want := storedToken[f.file]; got != want {
+		if want := wantToken(f); got != want {
 			return nil, fmt.Errorf("capture of %s stored %q, want %q", f.file, got, want)
 		}
 	}
