@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -206,7 +207,27 @@ func resultRedaction(sc *scenario) {
 	}
 }
 
+// copilotPascal is Copilot with hooks written by hand under PascalCase
+// events, which get snake_case payloads and Claude-style replies.
+func copilotPascal() client2 {
+	c := *copilotCLI.client
+	c.configure = func(sc *scenario) {
+		sc.write(sc.path("copilot-mcp.json"), mustJSON(mcpServers(sc, map[string]any{"type": "local", "tools": []string{"*"}})))
+		hook := func(sub string) []any {
+			return []any{map[string]any{"matcher": "wf-.*", "hooks": []any{map[string]any{"type": "command",
+				"command": shellQuote(sc.hook) + " " + sub + " --client copilot --server wf"}}}}
+		}
+		sc.write(filepath.Join(sc.home, ".copilot", "hooks", "pascal.json"), mustJSON(map[string]any{"version": 1,
+			"hooks": map[string]any{"PreToolUse": hook("inject"), "PostToolUse": hook("capture")}}))
+	}
+	return client2{client: &c, script: copilotCLI.script}
+}
+
+// shellQuote quotes a path for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
 func TestCopilotCLI(t *testing.T) {
+	t.Run("pascal_events", func(t *testing.T) { copilotPascal().run(t, false, nil) })
 	t.Run("hooks", func(t *testing.T) { copilotCLI.run(t, false, resultRedaction) })
 	t.Run("concurrent", func(t *testing.T) { copilotCLI.runSessions(t, 2, false, resultRedaction) })
 	t.Run("proxy", func(t *testing.T) { copilotCLI.run(t, true, nil) })

@@ -23,15 +23,40 @@ import (
 // Copilot writes rewritten arguments back into the assistant's own tool
 // call in the conversation, so the model sees an injected token there even
 // when every result is redacted.
+//
+// Hooks configured under PascalCase events (PreToolUse, PostToolUse) get a
+// snake_case payload instead: {hook_event_name, session_id, timestamp (an
+// ISO string), cwd, tool_name, tool_input, tool_result: {result_type,
+// text_result_for_llm}}. Their pre-tool reply is Claude Code's
+// hookSpecificOutput.updatedInput; a result rewrite there is not verified,
+// so capture does not offer one.
 type Copilot struct{}
 
 func (Copilot) Name() string { return "copilot" }
 
+// detect: the camelCase payload by its own field names; the snake_case one
+// is Claude Code's but for a timestamp (Claude Code sends none on tool
+// events) or tool_result (Claude Code's is tool_response).
 func (Copilot) detect(p fields) bool {
-	return p.get("sessionId").Exists() && p.get("toolName").Exists()
+	if p.get("sessionId").Exists() && p.get("toolName").Exists() {
+		return true
+	}
+	return p.get("hook_event_name").Exists() && p.get("tool_name").Exists() &&
+		(p.get("timestamp").Type == gjson.String || p.get("tool_result").Exists())
 }
 
+// snake reports whether the event came in the snake_case payload.
+func (ev *Event) snake() bool { return ev.fields.get("hook_event_name").Exists() }
+
 func (Copilot) parse(p fields) (*Event, error) {
+	if p.get("hook_event_name").Exists() {
+		return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result {
+			if t := p.get("tool_result.text_result_for_llm"); t.Type == gjson.String {
+				return token.Result{Texts: []string{t.Str}}
+			}
+			return token.Result{}
+		})
+	}
 	session, err := stringField(p, "sessionId")
 	if err != nil {
 		return nil, err
@@ -65,11 +90,17 @@ func (Copilot) Tool(ev *Event, server string) (string, bool) {
 	return matchToolName("copilot", ev.ToolName, server)
 }
 
-func (Copilot) InputReply(_ *Event, args []byte) ([]byte, error) {
+func (Copilot) InputReply(ev *Event, args []byte) ([]byte, error) {
+	if ev.snake() {
+		return ClaudeCode{}.InputReply(ev, args)
+	}
 	return reply(field{"modifiedArgs", rawJSON(args)})
 }
 
 func (Copilot) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
+	if ev.snake() {
+		return nil, ErrCannotRewrite
+	}
 	res := ev.fields.get("toolResult")
 	text := res.Get("textResultForLlm")
 	if text.Type != gjson.String {
@@ -95,6 +126,9 @@ func (Copilot) RedactReply(ev *Event, key string, held token.Held) ([]byte, erro
 func (Copilot) DecisionReply(ev *Event, d Decision) ([]byte, error) {
 	if ev.Phase != PhasePreTool {
 		return nil, ErrCannotRewrite
+	}
+	if ev.snake() {
+		return ClaudeCode{}.DecisionReply(ev, d)
 	}
 	if !d.Allow {
 		return reply(field{"permissionDecision", "deny"}, field{"permissionDecisionReason", d.denyReason()})

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -53,5 +54,25 @@ func TestCopilotEvents(t *testing.T) {
 	}
 	if r, err := ev.Client.RedactReply(ev, "session_token", token.Held{"some-other-token-123456"}); r != nil || err != nil {
 		t.Errorf("RedactReply = %s, %v; want nothing", r, err)
+	}
+}
+
+func TestCopilotSnakeCase(t *testing.T) {
+	// The snake_case payload is Claude Code's shape: it must be read as
+	// Copilot's (timestamp, tool_result), and no result rewrite is offered.
+	ev, err := Parse(fixture(t, "copilot.PostToolUse.json"), nil)
+	if err != nil || ev.Client.Name() != "copilot" {
+		t.Fatalf("detected as %v (%v)", ev, err)
+	}
+	if _, err := ev.Client.RedactReply(ev, "session_token", token.Held{copilotSnakeTok}); !errors.Is(err, ErrCannotRewrite) {
+		t.Errorf("RedactReply = %v, want ErrCannotRewrite", err)
+	}
+	pre, err := Parse(fixture(t, "copilot.PreToolUse.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pre.Client.DecisionReply(pre, Decision{Reason: "no"})
+	if err != nil || string(got) != `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}` {
+		t.Errorf("deny = %s, %v", got, err)
 	}
 }

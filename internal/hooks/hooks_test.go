@@ -94,6 +94,12 @@ var fixtureCases = []fixtureCase{
 	// appended as JSON text, one line among others).
 	{file: "copilot.postToolUse.json", client: "copilot", phase: PhasePostTool, session: "82d35c93-1e6b-40fb-8215-8a877b8bfc2e",
 		token: copilotTok, src: token.FromText, tool: "start_session"},
+	// Copilot hooks configured under PascalCase events get snake_case
+	// payloads (recorded by the e2e suite's pass-through hook, 1.0.102).
+	{file: "copilot.PreToolUse.json", client: "copilot", phase: PhasePreTool, session: "829516fa-4262-4d77-89b0-36315c3cbe8e",
+		reply: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"step":"one","session_token":"TOK"}}}`},
+	{file: "copilot.PostToolUse.json", client: "copilot", phase: PhasePostTool, session: "829516fa-4262-4d77-89b0-36315c3cbe8e",
+		token: copilotSnakeTok, src: token.FromText, tool: "start_session"},
 	{file: "cline.PreToolUse.json", client: "cline", phase: PhasePreTool, session: "conv_1795345560094_4edyoff",
 		reply: `{"overrideInput":{"step":"one","session_token":"TOK"}}`},
 	{file: "cline.PostToolUse.json", client: "cline", phase: PhasePostTool, session: "conv_1795345560094_4edyoff",
@@ -115,9 +121,10 @@ var fixtureCases = []fixtureCase{
 
 // The tokens the real Copilot and Cline fixtures carry.
 const (
-	copilotTok = "eyJzaWQiOiJzXzc0YjQyZDk3NDcyM2UzNjMiLCJzZXEiOjEsInRzIjoxNzk1MzQ1NDIzLCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiJhZDg1N2E1MCIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiI4YWVjYjdkMjdiMmRhZDIzMGI3NjE3YWEyZGY1M2U2NSIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.c1413ce1171cb638a16dd96defc2a694d6b90b8fce0c075f6672766242f67843"
-	droidTok   = "eyJzaWQiOiJzXzdiZmU3ZDQwNzZhYzVkMTgiLCJzZXEiOjEsInRzIjoxNzk1NDYyMDg5LCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiI2ZDU1NmVkYSIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiJkNzExNDQzN2JiMzJkZWU2MTI0MWMzMzdiODBhZTUyOSIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.c4b312a752ebaadf348d168ec1a09f6ebdd9cc5d057a12d8edebb4de5d4d3bd7"
-	clineTok   = "eyJzaWQiOiJzXzUxZGJkZmNkOTM4Njk5ZTAiLCJzZXEiOjEsInRzIjoxNzk1MzQ1NTYwLCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiJhYTMwYTc2MSIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiIzY2Q5OWZjYjVjNDg3NjNkMTRjMWYyZWQ3Nzc1ZTg4NiIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.fab4c5067dd0dee1d70e12a0be2a6aee6b515e38a224dc44d0c466a74238f0be"
+	copilotTok      = "eyJzaWQiOiJzXzc0YjQyZDk3NDcyM2UzNjMiLCJzZXEiOjEsInRzIjoxNzk1MzQ1NDIzLCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiJhZDg1N2E1MCIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiI4YWVjYjdkMjdiMmRhZDIzMGI3NjE3YWEyZGY1M2U2NSIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.c1413ce1171cb638a16dd96defc2a694d6b90b8fce0c075f6672766242f67843"
+	droidTok        = "eyJzaWQiOiJzXzdiZmU3ZDQwNzZhYzVkMTgiLCJzZXEiOjEsInRzIjoxNzk1NDYyMDg5LCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiI2ZDU1NmVkYSIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiJkNzExNDQzN2JiMzJkZWU2MTI0MWMzMzdiODBhZTUyOSIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.c4b312a752ebaadf348d168ec1a09f6ebdd9cc5d057a12d8edebb4de5d4d3bd7"
+	copilotSnakeTok = "eyJzaWQiOiJzXzViNTZhOTJmMGNjOWNhMGYiLCJzZXEiOjEsInRzIjoxNzk1NDYzMTYzLCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiJmZDBjMGIxYiIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiJmODIyNjY0MDJlYzg2OTE2ZTYwMzRkZmEyMjFhZDJmZSIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.ee2df3d452dfaca985360004b4cfe572ce1f746c522f03883ddff06496feb8e1"
+	clineTok        = "eyJzaWQiOiJzXzUxZGJkZmNkOTM4Njk5ZTAiLCJzZXEiOjEsInRzIjoxNzk1MzQ1NTYwLCJ3ZiI6InJlbGVhc2UtcmV2aWV3IiwiYWN0Ijoic3RhcnRfc2Vzc2lvbiIsImluc3QiOiJhYTMwYTc2MSIsInNjb3BlIjpbIndvcmtmbG93OnJlYWQiLCJ3b3JrZmxvdzp3cml0ZSIsIndvcmtmbG93OmFkdmFuY2UiXSwibm9uY2UiOiIzY2Q5OWZjYjVjNDg3NjNkMTRjMWYyZWQ3Nzc1ZTg4NiIsImF1ZCI6Im1jcDovL2UyZS13b3JrZmxvdy1zZXJ2ZXIvcmVsZWFzZS1yZXZpZXcifQ.fab4c5067dd0dee1d70e12a0be2a6aee6b515e38a224dc44d0c466a74238f0be"
 )
 
 func TestFixtures(t *testing.T) {
