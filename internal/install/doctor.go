@@ -223,6 +223,7 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 			}
 		}
 	}
+	doctorHumanTimeouts(&cr, env, c) // held human tools need no hooks
 	if len(cr.Configs) == 0 {
 		cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, c), ", "))
 		return cr
