@@ -30,6 +30,21 @@ func (f *approvalsFlags) children() (*children.Store, *approvals.Store, error) {
 	return children.New(q.StateDir), q, nil
 }
 
+// childrenSub is a children subcommand with its --state-dir, whose run gets
+// the children store and the approval queue.
+func childrenSub(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, cs *children.Store, q *approvals.Store, args []string) error) *cobra.Command {
+	f := &approvalsFlags{}
+	cmd := &cobra.Command{Use: use, Short: short, Args: args, RunE: func(cmd *cobra.Command, a []string) error {
+		cs, q, err := f.children()
+		if err != nil {
+			return err
+		}
+		return run(cmd, cs, q, a)
+	}}
+	f.register(cmd)
+	return cmd
+}
+
 func newChildrenCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "children",
@@ -47,18 +62,11 @@ uses the same through interceptor mcp --role supervisor (docs/children.md).`,
 }
 
 func newChildrenCreateCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
 	c := children.Child{}
 	var env []string
-	cmd := &cobra.Command{
-		Use:   "create NAME [--client claude-code|codex|gemini|opencode] [--dir DIR] [--model M] [--env K=V]...",
-		Short: "Create a child (no chat yet)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			cs, _, err := f.children()
-			if err != nil {
-				return err
-			}
+	cmd := childrenSub("create NAME [--client claude-code|codex|gemini|opencode] [--dir DIR] [--model M] [--env K=V]...",
+		"Create a child (no chat yet)", cobra.ExactArgs(1),
+		func(_ *cobra.Command, cs *children.Store, _ *approvals.Store, args []string) error {
 			c.Name, c.Env = args[0], map[string]string{}
 			for _, kv := range env {
 				k, v, ok := strings.Cut(kv, "=")
@@ -73,9 +81,7 @@ func newChildrenCreateCmd(io *streams) *cobra.Command {
 			}
 			fmt.Fprintf(io.Out, "created child %s (id %s, %s, in %s)\n", got.Name, got.ID, got.Client, got.WorkingDir)
 			return nil
-		},
-	}
-	f.register(cmd)
+		})
 	fl := cmd.Flags()
 	fl.StringVar(&c.Client, "client", "claude-code", "the child's client: "+strings.Join(children.ClientNames(), ", "))
 	fl.StringVar(&c.WorkingDir, "dir", "", "the child's working dir (default: the current dir)")
@@ -87,17 +93,10 @@ func newChildrenCreateCmd(io *streams) *cobra.Command {
 }
 
 func newChildrenChatCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
 	var follow bool
-	cmd := &cobra.Command{
-		Use:   "chat CHILD [PROMPT...] [--follow]",
-		Short: "Start a chat with a child (the prompt from the arguments, else stdin); prints its chat id",
-		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cs, q, err := f.children()
-			if err != nil {
-				return err
-			}
+	cmd := childrenSub("chat CHILD [PROMPT...] [--follow]",
+		"Start a chat with a child (the prompt from the arguments, else stdin); prints its chat id", cobra.MinimumNArgs(1),
+		func(cmd *cobra.Command, cs *children.Store, q *approvals.Store, args []string) error {
 			prompt := strings.Join(args[1:], " ")
 			if prompt == "" {
 				b, err := io2string(io.In)
@@ -115,9 +114,7 @@ func newChildrenChatCmd(io *streams) *cobra.Command {
 				return followChat(cmd.Context(), io, cs, q, chat.ID, 0, false)
 			}
 			return nil
-		},
-	}
-	f.register(cmd)
+		})
 	cmd.Flags().BoolVar(&follow, "follow", false, "follow the chat's events until it ends")
 	return cmd
 }
@@ -128,17 +125,9 @@ func io2string(r io.Reader) (string, error) {
 }
 
 func newChildrenListCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list [--json]",
-		Short: "List the children and the status of each one's latest chat",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			cs, q, err := f.children()
-			if err != nil {
-				return err
-			}
+	cmd := childrenSub("list [--json]", "List the children and the status of each one's latest chat", cobra.NoArgs,
+		func(_ *cobra.Command, cs *children.Store, q *approvals.Store, _ []string) error {
 			all, err := cs.List()
 			if err != nil {
 				return err
@@ -160,9 +149,7 @@ func newChildrenListCmd(io *streams) *cobra.Command {
 				fmt.Fprintln(io.Out, "no children")
 			}
 			return nil
-		},
-	}
-	f.register(cmd)
+		})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per child")
 	return cmd
 }
@@ -183,16 +170,8 @@ func chatFor(cs *children.Store, arg string) (string, error) {
 }
 
 func newChildrenShowCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
-	cmd := &cobra.Command{
-		Use:   "show CHILD|CHAT",
-		Short: "Show a child, and its latest chat (or the chat named) as poll returns it",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cs, q, err := f.children()
-			if err != nil {
-				return err
-			}
+	return childrenSub("show CHILD|CHAT", "Show a child, and its latest chat (or the chat named) as poll returns it", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, cs *children.Store, q *approvals.Store, args []string) error {
 			id, err := chatFor(cs, args[0])
 			if err != nil {
 				c, gerr := cs.Get(args[0])
@@ -213,33 +192,20 @@ func newChildrenShowCmd(io *streams) *cobra.Command {
 			}
 			fmt.Fprintln(io.Out, out)
 			return nil
-		},
-	}
-	f.register(cmd)
-	return cmd
+		})
 }
 
 func newChildrenFollowCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
 	var from int
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "follow CHILD|CHAT [--from N] [--json]",
-		Short: "Print a chat's events as they come (like tail -f) until it ends",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cs, q, err := f.children()
-			if err != nil {
-				return err
-			}
+	cmd := childrenSub("follow CHILD|CHAT [--from N] [--json]", "Print a chat's events as they come (like tail -f) until it ends", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, cs *children.Store, q *approvals.Store, args []string) error {
 			id, err := chatFor(cs, args[0])
 			if err != nil {
 				return err
 			}
 			return followChat(cmd.Context(), io, cs, q, id, from, asJSON)
-		},
-	}
-	f.register(cmd)
+		})
 	cmd.Flags().IntVar(&from, "from", 0, "start at this event seq")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print each event as its JSON line (raw client event included)")
 	return cmd
@@ -322,16 +288,8 @@ func describeEvent(e gjson.Result) string {
 }
 
 func newChildrenCancelCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
-	cmd := &cobra.Command{
-		Use:   "cancel CHILD|CHAT",
-		Short: "Cancel a running chat: its client's whole process group ends",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			cs, _, err := f.children()
-			if err != nil {
-				return err
-			}
+	return childrenSub("cancel CHILD|CHAT", "Cancel a running chat: its client's whole process group ends", cobra.ExactArgs(1),
+		func(_ *cobra.Command, cs *children.Store, _ *approvals.Store, args []string) error {
 			id, err := chatFor(cs, args[0])
 			if err != nil {
 				return err
@@ -342,35 +300,22 @@ func newChildrenCancelCmd(io *streams) *cobra.Command {
 			}
 			fmt.Fprintf(io.Out, "chat %s: %s\n", id, st)
 			return nil
-		},
-	}
-	f.register(cmd)
-	return cmd
+		})
 }
 
 func newChildrenRunnerCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
 	var chat string
 	var approveTimeout time.Duration
-	cmd := &cobra.Command{
-		Use:    "runner --chat ID",
-		Short:  "Run one chat to its end (started detached by chat_async and children chat)",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			cs, _, err := f.children()
-			if err != nil {
-				return err
-			}
+	cmd := childrenSub("runner --chat ID", "Run one chat to its end (started detached by chat_async and children chat)", cobra.NoArgs,
+		func(_ *cobra.Command, cs *children.Store, _ *approvals.Store, _ []string) error {
 			if chat == "" {
 				return errors.New("--chat is required")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			return cs.Run(ctx, chat, approveTimeout)
-		},
-	}
-	f.register(cmd)
+		})
+	cmd.Hidden = true
 	cmd.Flags().StringVar(&chat, "chat", "", "the chat to run")
 	cmd.Flags().DurationVar(&approveTimeout, "approve-timeout", defaultChildApproveTimeout, "how long a child's call waits for a decision (Claude Code's permission prompt)")
 	return cmd

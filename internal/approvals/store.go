@@ -40,7 +40,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
@@ -482,22 +481,7 @@ func (s *Store) Changes(ctx context.Context, fn func() bool) error {
 }
 
 func (s *Store) locked(fn func() error) error {
-	lockPath := filepath.Join(s.Dir(), lockName)
-	if err := privfs.CheckLockFile(lockPath); err != nil {
-		return err
-	}
-	lk := flock.New(lockPath, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), s.LockTimeout)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("approval queue lock %s held by another process for over %s", lockPath, s.LockTimeout)
-		}
-		return err
-	}
-	defer lk.Unlock()
-	return fn()
+	return privfs.Locked(filepath.Join(s.Dir(), lockName), "approval queue", s.LockTimeout, fn)
 }
 
 func (s *Store) write(r Request) error {

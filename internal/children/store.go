@@ -20,7 +20,6 @@
 package children
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -35,7 +34,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -151,21 +149,7 @@ func ValidName(name string) error {
 
 // locked runs fn holding the lock file path.
 func (s *Store) locked(path string, fn func() error) error {
-	if err := privfs.CheckLockFile(path); err != nil {
-		return err
-	}
-	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), s.LockTimeout)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("lock %s held by another process for over %s", path, s.LockTimeout)
-		}
-		return err
-	}
-	defer lk.Unlock()
-	return fn()
+	return privfs.Locked(path, "children", s.LockTimeout, fn)
 }
 
 // Create stores a new child. Its name must be unused.
