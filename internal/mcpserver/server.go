@@ -11,6 +11,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -75,8 +76,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, err := readLine(r)
-		if len(line) > 0 {
+		line, over, err := readLine(r, MaxMessage)
+		switch {
+		case over != nil:
+			s.refuseOversized(over)
+		case len(line) > 0:
 			s.handle(ctx, line, &wg, &inflight)
 		}
 		if err != nil {
@@ -92,27 +96,38 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 }
 
-// readLine returns the next non-empty line without its newline; an
-// overlong line is consumed and returned as invalid JSON.
-func readLine(r *bufio.Reader) ([]byte, error) {
+// readLine returns the next non-empty line without its newline. A line
+// over max bytes (not counting its line ending) is read to its end without
+// being kept: readLine returns instead what its head says (its id and
+// method), so that the sender can still be answered.
+func readLine(r *bufio.Reader, max int) ([]byte, *rawjson.Head, error) {
 	var buf []byte
+	var over *rawjson.Head
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(buf)+len(chunk) <= MaxMessage {
+		switch {
+		case over != nil:
+			over.Write(chunk)
+		case len(buf)+len(bytes.TrimRight(chunk, "\r\n")) > max:
+			over = new(rawjson.Head)
+			over.Write(buf)
+			over.Write(chunk)
+			buf = nil
+		default:
 			buf = append(buf, chunk...)
-		} else if buf != nil {
-			buf = buf[:0:0]
-			buf = append(buf, '!') // too long: reported as a parse error
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
+		}
+		if over != nil {
+			return nil, over, err
 		}
 		trimmed := trimSpace(buf)
 		if len(trimmed) == 0 && err == nil {
 			buf = buf[:0]
 			continue
 		}
-		return trimmed, err
+		return trimmed, nil, err
 	}
 }
 
@@ -124,6 +139,16 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// refuseOversized answers a line over MaxMessage, of which only its head
+// was read: with the request's id when the head holds one, else null.
+func (s *Server) refuseOversized(h *rawjson.Head) {
+	id := h.ID
+	if id == "" {
+		id = "null"
+	}
+	s.replyError(id, codeInvalidRequest, fmt.Sprintf("invalid request: message over %d bytes (%d MiB), not read", MaxMessage, MaxMessage>>20))
 }
 
 func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, inflight *sync.Map) {
