@@ -145,22 +145,85 @@ func RedactResult(raw, key string, h Held) (string, bool) {
 }
 
 // MaskedJSON is raw as a person or a parent agent may see it: every held
-// token replaced with its stand-in, and every string under a member named
-// key (a token argument, held or not) replaced with a stand-in of its own.
+// token replaced with its stand-in (in keys too), and every string inside
+// the value of a member named key (a token argument, held or not, at any
+// depth, keys included) replaced with a stand-in of its own unless it is
+// one already.
 func MaskedJSON(raw, key string, h Held) string {
-	under := false
 	toks := spell(h)
+	under := stringsUnder(raw, key)
+	n := -1
 	out, _ := rawjson.MapStrings(raw, func(s string, isKey bool) (string, bool) {
-		if isKey {
-			under = s == key
-			return "", false
-		}
-		if under && s != "" {
-			if _, isStandIn := ParseStandIn(s); !isStandIn {
+		n++
+		if len(under) > 0 && under[0] == n {
+			under = under[1:]
+			if s != "" && !isStandInFor(s, key) {
 				return StandIn(key, s), true
 			}
+		}
+		if isKey {
+			return redactSpelled(s, key, toks)
 		}
 		return redactText(s, key, toks)
 	})
 	return out
+}
+
+// isStandInFor reports whether s is exactly a stand-in as StandIn(key, …)
+// writes it (or the Placeholder): ParseStandIn alone would let any text
+// before the handle through.
+func isStandInFor(s, key string) bool {
+	h, ok := ParseStandIn(s)
+	return ok && (s == Placeholder || s == "["+key+" "+h+standInSuffix)
+}
+
+// stringsUnder returns the positions, in order, among the strings of raw
+// (keys and values, counted as rawjson.MapStrings meets them) of those
+// inside the value of a member named key. One pass, no recursion.
+func stringsUnder(raw, key string) []int {
+	var under []int
+	depth, from := 0, -1 // from: depth of the object whose key member is being read
+	n := 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			end := rawjson.StringEnd(raw, i)
+			if end <= i+1 || raw[end-1] != '"' {
+				return under // unterminated: MapStrings stops here too
+			}
+			if from >= 0 {
+				under = append(under, n)
+			} else if isMemberKey(raw, end) {
+				s := raw[i+1 : end-1]
+				if strings.IndexByte(s, '\\') >= 0 {
+					s = gjson.Parse(raw[i:end]).Str
+				}
+				if s == key {
+					from = depth
+				}
+			}
+			n++
+			i = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == from {
+				from = -1
+			}
+			depth--
+		case ',':
+			if depth == from {
+				from = -1
+			}
+		}
+	}
+	return under
+}
+
+// isMemberKey reports whether the string ending at end is an object key.
+func isMemberKey(raw string, end int) bool {
+	for end < len(raw) && (raw[end] == ' ' || raw[end] == '\t' || raw[end] == '\r' || raw[end] == '\n') {
+		end++
+	}
+	return end < len(raw) && raw[end] == ':'
 }

@@ -141,3 +141,18 @@ func TestMaskedJSON(t *testing.T) {
 		t.Fatalf("MaskedJSON re-masked a stand-in: %s", out)
 	}
 }
+
+// Found by FuzzMaskedJSON: a value nested under the token argument, a held
+// token used as a key, and text dressed as a stand-in were all shown.
+func TestMaskedJSONNestedKeysAndFakeStandIns(t *testing.T) {
+	const unheld = "unheld-secret-0123456789abc"
+	in := `{"session_token":{"inner":"` + unheld + `","n":["deep-` + unheld + `"],"` + unheld + `-key":1},"after":"shown","` + tokA + `":2,` +
+		`"x":{"session_token":"[` + unheld + ` 00000000 held by interceptor]"},"list":[{"session_token":1},"not under"]}`
+	out := MaskedJSON(in, "session_token", Held{tokA})
+	if !gjson.Valid(out) || strings.Contains(out, unheld) || strings.Contains(out, tokA) {
+		t.Fatalf("MaskedJSON leaked: %s", out)
+	}
+	if gjson.Get(out, "after").Str != "shown" || gjson.Get(out, "list.1").Str != "not under" || gjson.Get(out, "session_token."+gjson.Escape(StandIn("session_token", "inner"))).Str != StandIn("session_token", unheld) {
+		t.Fatalf("MaskedJSON masked the wrong strings: %s", out)
+	}
+}
