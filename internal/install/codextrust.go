@@ -3,14 +3,12 @@ package install
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
 	"github.com/tidwall/gjson"
 )
 
@@ -137,15 +135,11 @@ func (h codexHookState) disabled() bool { return h.Enabled != nil && !*h.Enabled
 // readCodexState reads config.toml; a file that is not valid TOML (which
 // Codex refuses too) is an error naming it.
 func readCodexState(path string) (codexConfig, error) {
-	var st codexConfig
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return st, err
+		return codexConfig{}, err
 	}
-	if err := toml.Unmarshal(data, &st); err != nil {
-		return st, fmt.Errorf("%s: %w", path, err)
-	}
-	return st, nil
+	return parseCodexState(path, data)
 }
 
 // codexProjectTrusted reports whether Codex trusts dir or a dir above it.
