@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
@@ -43,7 +44,7 @@ func newDemoCmd(io *streams) *cobra.Command {
 				gjson.GetBytes(post, "session_id").Str, indent(out))
 
 			fmt.Fprintf(io.Out, "2. The model calls the next step and types no token. Claude Code runs the\n   pre-tool hook with this event (abridged):\n")
-			fmt.Fprintf(io.Out, "     tool_name:  %s\n     tool_input: %s\n\n", gjson.GetBytes(pre, "tool_name").Str, pretty.Ugly([]byte(gjson.GetBytes(pre, "tool_input").Raw)))
+			fmt.Fprintf(io.Out, "     tool_name:  %s\n     tool_input: %s\n\n", gjson.GetBytes(pre, "tool_name").Str, rawjson.OneLine(gjson.GetBytes(pre, "tool_input").Raw))
 			out, err = demoStep(io, dir, pre, "inject", "--server", "wf")
 			if err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/pretty"
 )
 
 // The config editor works on hujson's syntax tree, which holds every byte of
@@ -200,7 +201,10 @@ func lineIndent(x []byte) string {
 // splitLine splits a lead at the newline that ends the previous value's
 // line: same is a comment on that line (it belongs to the value before),
 // rest the lines after. A lead with no comment before its first newline is
-// all rest.
+// all rest. hujson keeps the whitespace and comments between two tokens as
+// one raw Extra and has no call that walks the comments in it, so this scans
+// it; an Extra holds only whitespace, // comments (to the newline) and /* */
+// comments, so finding where each comment ends is all it takes.
 func splitLine(x []byte) (same, rest []byte) {
 	for i := 0; i < len(x); i++ {
 		switch {
@@ -245,51 +249,20 @@ func sep(l list) []byte {
 	return nil
 }
 
-// newValue is raw laid out for a line indented by indent (or compact).
+// newValue is raw laid out for a line indented by indent (or compact):
+// one member or element per line, indented by the document's unit, as
+// tidwall/pretty writes it with no width for one-line arrays.
 func (e *editor) newValue(raw, indent string, multi bool) hujson.Value {
-	text := raw
+	text := []byte(raw)
 	if multi {
-		var sb strings.Builder
-		writePretty(&sb, gjson.Parse(raw), indent, e.layout.unit)
-		text = sb.String()
+		text = pretty.PrettyOptions(text, &pretty.Options{Prefix: indent, Indent: e.layout.unit})
+		text = bytes.TrimSuffix(bytes.TrimPrefix(text, []byte(indent)), []byte("\n"))
 	}
-	v, err := hujson.Parse([]byte(text))
+	v, err := hujson.Parse(text)
 	if err != nil {
-		panic("install: built invalid JSON: " + text) // raw is built by this package
+		panic("install: built invalid JSON: " + raw) // raw is built by this package
 	}
 	return v
-}
-
-func writePretty(sb *strings.Builder, v gjson.Result, indent, unit string) {
-	switch {
-	case v.IsObject() || v.IsArray():
-		open, close := "[", "]"
-		if v.IsObject() {
-			open, close = "{", "}"
-		}
-		n := 0
-		v.ForEach(func(k, val gjson.Result) bool {
-			if n == 0 {
-				sb.WriteString(open)
-			} else {
-				sb.WriteString(",")
-			}
-			sb.WriteString("\n" + indent + unit)
-			if v.IsObject() {
-				sb.WriteString(k.Raw + ": ")
-			}
-			writePretty(sb, val, indent+unit, unit)
-			n++
-			return true
-		})
-		if n == 0 {
-			sb.WriteString(open + close)
-			return
-		}
-		sb.WriteString("\n" + indent + close)
-	default:
-		sb.WriteString(v.Raw)
-	}
 }
 
 // put places v as item i of l with lead before it.
