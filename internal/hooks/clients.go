@@ -234,6 +234,14 @@ var (
 		RedactCaveat: "Copilot CLI writes the injected arguments back into the model's own earlier tool calls, so the model sees the token there even with --redact",
 		Skeleton:     "{\n  \"version\": 1\n}\n",
 		Syntax:       Syntax{Unverified: true},
+		// As `copilot mcp list --json` 1.0.102 showed them: the user's file,
+		// and a trusted project's .mcp.json, else its .github/mcp.json.
+		// Servers given with --additional-mcp-config are not seen here.
+		MCPServers: []ServerList{
+			{Path: Path{HomeDir, ".copilot/mcp-config.json"}, Key: "mcpServers"},
+			{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
+			{Path: Path{ProjectDir, ".github/mcp.json"}, Key: "mcpServers"},
+		},
 	}
 	// Cline CLI 3.0.65: an executable per event in ~/.cline/hooks/ or
 	// <project>/.clinerules/hooks/; 30 s timeout, not configurable.
@@ -244,6 +252,13 @@ var (
 		Layout:  Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
 		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
 		NoApprove: true,
+		// The one file 3.0.65 reads (@cline/shared resolveMcpSettingsPath;
+		// the e2e suite configures it there); CLINE_DIR, CLINE_DATA_DIR and
+		// CLINE_MCP_SETTINGS_PATH move it and are not followed. No project
+		// list.
+		MCPServers: []ServerList{
+			{Path: Path{HomeDir, ".cline/data/settings/cline_mcp_settings.json"}, Key: "mcpServers"},
+		},
 	}
 	// Factory Droid 0.225.2: Claude Code's format in ~/.factory/settings.json.
 	DroidClient = Client{
@@ -255,6 +270,12 @@ var (
 		NoApprove: true,
 		Skeleton:  "{}\n",
 		Syntax:    Syntax{Unverified: true},
+		// The two files 0.225.2's bundle reads (~/.factory/mcp.json, where
+		// the e2e suite configures it, and <project>/.factory/mcp.json).
+		MCPServers: []ServerList{
+			{Path: Path{HomeDir, ".factory/mcp.json"}, Key: "mcpServers"},
+			{Path: Path{ProjectDir, ".factory/mcp.json"}, Key: "mcpServers"},
+		},
 	}
 	// Kilo CLI 7.7.7: OpenCode's plugin API under Kilo's own dirs.
 	KiloClient = Client{
@@ -264,6 +285,35 @@ var (
 		Layout:         Plugin,
 		RewritesResult: true,
 		Syntax:         Syntax{Comments: true, TrailingCommas: true},
+		// Every file `kilo debug config` 7.7.7 merged "mcp" from, each given
+		// a server of its own (not OpenCode's ~/.config/opencode).
+		MCPServers: []ServerList{
+			{Path: Path{XDGConfigHome, "kilo/config.json"}, Key: "mcp"},
+			{Path: Path{XDGConfigHome, "kilo/kilo.json"}, Key: "mcp"},
+			{Path: Path{XDGConfigHome, "kilo/kilo.jsonc"}, Key: "mcp"},
+			{Path: Path{XDGConfigHome, "kilo/opencode.json"}, Key: "mcp"},
+			{Path: Path{XDGConfigHome, "kilo/opencode.jsonc"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilo/kilo.json"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilo/kilo.jsonc"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilo/opencode.json"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilo/opencode.jsonc"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilocode/kilo.json"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilocode/kilo.jsonc"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilocode/opencode.json"}, Key: "mcp"},
+			{Path: Path{HomeDir, ".kilocode/opencode.jsonc"}, Key: "mcp"},
+			{Path: Path{ProjectDir, "kilo.json"}, Key: "mcp"},
+			{Path: Path{ProjectDir, "kilo.jsonc"}, Key: "mcp"},
+			{Path: Path{ProjectDir, "opencode.json"}, Key: "mcp"},
+			{Path: Path{ProjectDir, "opencode.jsonc"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilo/kilo.json"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilo/kilo.jsonc"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilo/opencode.json"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilo/opencode.jsonc"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilocode/kilo.json"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilocode/kilo.jsonc"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilocode/opencode.json"}, Key: "mcp"},
+			{Path: Path{ProjectDir, ".kilocode/opencode.jsonc"}, Key: "mcp"},
+		},
 	}
 )
 
@@ -284,21 +334,42 @@ func FindClient(name string) (*Client, bool) {
 // so that they could be read as server's, or server's as theirs (under
 // Codex, wf's prefix mcp__wf__ starts wf__admin's mcp__wf__admin__): the
 // hooks must refuse those names (--not-server). None where the payload
-// names the server.
+// names the server. Every spelling the hooks accept counts (ToolPrefixes):
+// Cursor's MCP:wf: and MCP:wf__admin: do not collide, but its other form
+// mcp__wf__ starts mcp__wf__admin__.
 func (c *Client) Collisions(server string, configured []string) []string {
 	if c.NamesServer {
 		return nil
 	}
-	mine, ok := ToolPrefix(c.Name, server)
-	if !ok {
+	mine := ToolPrefixes(c.Name, server)
+	if len(mine) == 0 {
 		return nil
 	}
 	var out []string
 	for _, other := range configured {
-		p, ok := ToolPrefix(c.Name, other)
-		if ok && other != server && (strings.HasPrefix(p, mine) || strings.HasPrefix(mine, p)) {
+		if _, _, ok := overlap(mine, ToolPrefixes(c.Name, other)); ok && other != server {
 			out = append(out, other)
 		}
 	}
 	return out
+}
+
+// CollidingSpellings are the spellings of server's and other's tools under
+// the client that a tool name could start with both, e.g. Cursor's
+// mcp__wf__ and mcp__wf__admin__; ok is false when there are none.
+func (c *Client) CollidingSpellings(server, other string) (mine, theirs string, ok bool) {
+	return overlap(ToolPrefixes(c.Name, server), ToolPrefixes(c.Name, other))
+}
+
+// overlap finds a prefix of a and one of b that a name could start with
+// both.
+func overlap(a, b []string) (p, q string, ok bool) {
+	for _, p := range a {
+		for _, q := range b {
+			if strings.HasPrefix(p, q) || strings.HasPrefix(q, p) {
+				return p, q, true
+			}
+		}
+	}
+	return "", "", false
 }

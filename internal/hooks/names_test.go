@@ -1,6 +1,9 @@
 package hooks
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestToolNameSpelling checks the spellings in names.go on the names the
 // real clients were seen to send (observed.json holds the full set; the e2e
@@ -39,5 +42,25 @@ func TestToolNameSpelling(t *testing.T) {
 	}
 	if p, ok := ToolPrefix("gemini", "wf.v2"); !ok || p != "mcp_wf.v2_" {
 		t.Errorf("gemini prefix %q", p)
+	}
+}
+
+// Collisions compares every spelling a client's hooks accept.
+func TestCollisionsEverySpelling(t *testing.T) {
+	for _, c := range []struct {
+		client, server string
+		configured     []string
+		want           []string
+	}{
+		{"cursor", "wf", []string{"wf", "wf__admin", "wf2", "wfx"}, []string{"wf__admin"}},
+		{"cursor", "wf__admin", []string{"wf", "wf__admin"}, []string{"wf"}},
+		{"codex", "wf", []string{"wf", "wf__admin", "wf-admin"}, []string{"wf__admin"}},
+		{"copilot", "wf", []string{"wf", "wf-admin", "wf_admin"}, []string{"wf-admin"}},
+		{"claude-code", "wf", []string{"wf", "wf__admin"}, nil},
+	} {
+		cl, _ := FindClient(c.client)
+		if got := cl.Collisions(c.server, c.configured); !slices.Equal(got, c.want) {
+			t.Errorf("%s %s among %q: %q, want %q", c.client, c.server, c.configured, got, c.want)
+		}
 	}
 }

@@ -91,24 +91,40 @@ func (c cline) argv(bin string, servers, opts []string) []string {
 
 func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
-	var servers []string
+	var servers, notServers []string
+	given := o.Hook
+	given.NotServers = nil
 	if doc != nil {
 		old, ok := readClineScript(string(doc))
 		if !ok {
 			return nil, nil, fmt.Errorf("%s is your own Cline hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
 		}
 		servers = old.Servers
-		if len(servers) > 0 && !slices.Contains(servers, o.Server) && !slices.Equal(old.options(), o.Hook.args()) {
+		var options []string
+		options, notServers = splitNotServers(old.options())
+		if len(servers) > 0 && !slices.Contains(servers, o.Server) && !slices.Equal(options, given.args()) {
 			notes = append(notes, fmt.Sprintf("%s serves %s too; the hook options given now apply to every server it serves", path, strings.Join(servers, ", ")))
 		}
 	}
 	if !slices.Contains(servers, o.Server) {
 		servers = append(servers, o.Server)
 	}
+	// One script serves every server: it refuses the names of every server
+	// that collides with one of them, but not those it serves (a server's
+	// own --not-server would refuse its own tools).
+	for _, n := range o.Hook.NotServers {
+		if !slices.Contains(notServers, n) {
+			notServers = append(notServers, n)
+		}
+	}
+	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
+	if len(given.NotServers) < len(notServers) && c.event == c.c.PreTool {
+		notes = append(notes, "the scripts serve servers whose tool names collide under Cline; a call to one may get the other's token: install them in different scopes")
+	}
 	if o.Hook.Redact && c.event == c.c.PostTool {
 		notes = append(notes, "--redact left out: Cline cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
-	return renderClineScript(c.event, c.argv(o.Bin, servers, o.Hook.args())), notes, nil
+	return renderClineScript(c.event, c.argv(o.Bin, servers, given.args())), notes, nil
 }
 
 func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
@@ -131,6 +147,11 @@ func doctorScripts(cr *ClientReport, env Env, c *hooks.Client, scope Scope) (Con
 	pre := cline{c, c.PreTool}
 	conf := ConfigReport{Scope: scope, Path: filepath.Dir(pre.path(env, scope)), Hooks: []HookReport{}}
 	kinds := map[string][]string{} // server -> kinds found
+	type script struct {
+		path          string
+		servers, argv []string
+	}
+	var scripts []script
 	found := false
 	for _, s := range []cline{pre, cline{c, c.PostTool}} {
 		path := s.path(env, scope)
@@ -162,9 +183,23 @@ func doctorScripts(cr *ClientReport, env Env, c *hooks.Client, scope Scope) (Con
 		for _, srv := range cmd.Servers {
 			kinds[srv] = append(kinds[srv], cmd.Sub)
 		}
+		scripts = append(scripts, script{path, cmd.Servers, cmd.Argv})
 	}
 	for _, srv := range slices.Sorted(maps.Keys(kinds)) {
 		doctorServer(cr, c, srv, func() ([]string, []string) { return kinds[srv], []string{conf.Path} })
+	}
+	if len(scripts) > 0 {
+		configured, problems := configuredServers(env, c)
+		for _, p := range problems {
+			cr.add(Warn, "cannot read the MCP servers %s has configured: %s", c.Display, p)
+		}
+		for _, a := range scripts {
+			// A script's own servers are not refused by its options.
+			others := slices.DeleteFunc(slices.Clone(configured), func(n string) bool { return slices.Contains(a.servers, n) })
+			for _, srv := range a.servers {
+				doctorCollisions(cr, c, srv, others, a.argv, a.path)
+			}
+		}
 	}
 	return conf, found
 }

@@ -2,6 +2,7 @@ package install
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -82,5 +83,37 @@ func TestClineKeepsTheUsersOwnHook(t *testing.T) {
 	rep := Doctor(env, t.TempDir(), time.Now())
 	if !hasFinding(rep, "cline", Info, "is a hook of your own") {
 		t.Errorf("doctor: %+v", findingsOf(rep, "cline"))
+	}
+}
+
+// One pair of scripts serves every server of a scope, so its --not-server
+// list is theirs together: a server joining keeps the refusals of those
+// already served, and a served server is never refused (its own tools
+// would get no token).
+func TestClineScriptsShareRefusals(t *testing.T) {
+	env := testEnv(t)
+	mustWrite(t, filepath.Join(env.Home, ".cline", "data", "settings", "cline_mcp_settings.json"), `{"mcpServers":{"wf":{},"wf__admin":{},"other":{}}}`, 0o600)
+	pre, _ := ConfigPath(env, "cline", User)
+	if _, err := Install(env, opts("cline", User)); err != nil {
+		t.Fatal(err)
+	}
+	o := opts("cline", User)
+	o.Server = "other"
+	if _, err := Install(env, o); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, pre); !strings.HasSuffix(got, "\nexec "+testBin+" inject --client cline --server wf --server other --not-server wf__admin\n") {
+		t.Fatalf("a joining server dropped wf's refusal:\n%s", got)
+	}
+	o.Server = "wf__admin"
+	res, err := Install(env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, pre); !strings.HasSuffix(got, "\nexec "+testBin+" inject --client cline --server wf --server other --server wf__admin\n") {
+		t.Fatalf("the scripts refuse a server they serve:\n%s", got)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "collide under Cline") {
+		t.Errorf("notes %q", res.Notes)
 	}
 }

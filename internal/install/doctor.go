@@ -389,8 +389,7 @@ func doctorCollisions(cr *ClientReport, c *hooks.Client, server string, configur
 		if slices.Contains(refused, other) {
 			continue
 		}
-		mine, _ := hooks.ToolPrefix(c.Name, server)
-		theirs, _ := hooks.ToolPrefix(c.Name, other)
+		mine, theirs, _ := c.CollidingSpellings(server, other)
 		cr.add(Fail, "%s: %s names server %q's tools %s… and %q's %s…, which the hooks for %q cannot tell apart: reinstall (interceptor install %s --server %s) to add --not-server %s", where, c.Display, other, theirs, server, mine, server, c.Name, server, other)
 	}
 }

@@ -154,3 +154,72 @@ func TestDoctorMatcherWholeName(t *testing.T) {
 		t.Fatalf("a matcher short of the whole name passed: %+v", findingsOf(rep, "copilot"))
 	}
 }
+
+// Where the payload does not name the server, install reads each client's
+// MCP server list and writes --not-server for a server whose tool names
+// collide with wf's; doctor fails hooks written before that server was
+// configured. Cursor collides through its second spelling only (MCP:wf: vs
+// MCP:wf__admin: do not, mcp__wf__ vs mcp__wf__admin__ do); Copilot CLI
+// names wf-admin's tools wf-admin-<tool>, which wf's wf- starts.
+func TestCollisionsPerClient(t *testing.T) {
+	for _, c := range []struct {
+		client  string
+		scope   Scope
+		list    string // the client's MCP server list, relative to its root
+		project bool   // list is in the project dir, not the home dir
+		servers string // the JSON of the list, holding wf and other
+		other   string
+		written string // how the refusal reads in the file install writes
+	}{
+		{"cursor", User, ".cursor/mcp.json", false, `{"mcpServers":{"wf":{},"wf__admin":{}}}`, "wf__admin", "--not-server wf__admin"},
+		{"copilot", User, ".copilot/mcp-config.json", false, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
+		{"copilot", Project, ".mcp.json", true, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
+		{"copilot", Project, ".github/mcp.json", true, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
+		{"cline", User, ".cline/data/settings/cline_mcp_settings.json", false, `{"mcpServers":{"wf":{"disabled":false},"wf__admin":{}}}`, "wf__admin", "--not-server wf__admin"},
+		{"droid", User, ".factory/mcp.json", false, `{"mcpServers":{"wf":{},"wf_":{}}}`, "wf_", "--not-server wf_"},
+		{"droid", Project, ".factory/mcp.json", true, `{"mcpServers":{"wf":{},"wf_":{}}}`, "wf_", "--not-server wf_"},
+		{"kilo", Project, "kilo.jsonc", true, "{\n  // mine\n  \"mcp\": {\"wf\": {}, \"wf_admin\": {},},\n}\n", "wf_admin", `"--not-server", "wf_admin"`},
+		{"kilo", User, ".config/kilo/kilo.json", false, `{"mcp":{"wf":{},"wf_admin":{}}}`, "wf_admin", `"--not-server", "wf_admin"`},
+		{"kilo", User, ".kilocode/opencode.json", false, `{"mcp":{"wf":{},"wf_admin":{}}}`, "wf_admin", `"--not-server", "wf_admin"`},
+	} {
+		t.Run(c.client+"/"+c.list, func(t *testing.T) {
+			env := testEnv(t)
+			bin := filepath.Join(env.Home, "bin", "interceptor")
+			mustWrite(t, bin, "#!/bin/sh\n", 0o755)
+			o := opts(c.client, c.scope)
+			o.Bin = bin
+			// Hooks installed before the other server was configured.
+			if _, err := Install(env, o); err != nil {
+				t.Fatal(err)
+			}
+			list := filepath.Join(env.Home, c.list)
+			if c.project {
+				list = filepath.Join(env.Project, c.list)
+			}
+			mustWrite(t, list, c.servers, 0o644)
+			want := "add --not-server " + c.other
+			if rep := Doctor(env, "", time.Now()); !hasFinding(rep, c.client, Fail, want) {
+				t.Fatalf("colliding server not failed: %+v", findingsOf(rep, c.client))
+			}
+			res, err := Install(env, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := []string{res.Path}
+			if c.client == "cline" {
+				files = append(files, cline{&hooks.ClineClient, "PostToolUse"}.path(env, c.scope))
+			}
+			for _, f := range files {
+				if doc := mustRead(t, f); !strings.Contains(doc, c.written) {
+					t.Errorf("%s does not refuse %s:\n%s", f, c.other, doc)
+				}
+			}
+			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, c.other) }) {
+				t.Errorf("install does not say why: %q", res.Notes)
+			}
+			if rep := Doctor(env, "", time.Now()); hasFinding(rep, c.client, Fail, "--not-server") {
+				t.Fatalf("doctor still fails the refused collision: %+v", findingsOf(rep, c.client))
+			}
+		})
+	}
+}
