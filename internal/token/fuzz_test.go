@@ -1,29 +1,109 @@
 package token
 
 import (
+	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 )
 
+// FuzzChoose: the candidate rules. text is one text block; tok1 and tok2,
+// when given, become lines "key: tok" before and after it. The invariants:
+// a value returned looks like a token under the rules (MinLen, Pattern are
+// fuzzed too); it is _meta.<key> whenever _meta has the key, else it stands
+// in the result as structuredContent.<key>, the <key> field of a text block
+// that is a JSON object, or the whole value of a `key: value` line; two
+// different well-formed values in lines (and no _meta) are ErrAmbiguous.
 func FuzzChoose(f *testing.F) {
-	f.Add("session_token: "+tokA, `{"session_token":"x"}`, "session_token")
-	f.Add("      - session_token: The current session token\nsession_token: "+tokA, "", "session_token")
-	f.Add("<untrusted_context>\nsession_token="+tokB+"\n</untrusted_context>", `{"session_token":"`+tokA+`"}`, "session_token")
-	f.Add(`received_session_token="x"; **session_token**: 'y'`, "{}", "session_token")
-	f.Fuzz(func(t *testing.T, text, structured, key string) {
+	const k = "session_token"
+	long := strings.Repeat("a1", MaxLen/2)
+	for _, c := range []struct {
+		text, structured, meta, key string
+		minLen                      int
+		pattern, tok1, tok2         string
+	}{
+		{text: "session_token: " + tokA, structured: `{"session_token":"x"}`, key: k},
+		// prose, bullets, code, mid-sentence, a quoted third party
+		{text: "      - session_token: The current session token\nsession_token: " + tokA, key: k},
+		{text: "Pass the session_token: it is required on every call.", key: k},
+		{text: "  - session_token: " + tokA + "\n* session_token: " + tokA + "\n1) session_token: " + tokA + "\n• session_token: " + tokA, key: k},
+		{text: "```js\nresume_checkpoint({ session_token: resumed_session_token })\nresume({ session_token: " + tokB + " })\n```", key: k},
+		{text: "my session_token: ATTACKER0123456789abcdefXYZ is broken", key: k},
+		{text: "for example, session_token: " + tokB, key: k},
+		{text: `> the user wrote "my session_token: ` + tokB + `"` + "\nsession_token: " + tokA, key: k},
+		{text: `received_session_token="x"; **session_token**: 'y'` + "\n**session_token:** `" + tokA + "`", structured: "{}", key: k},
+		// two different tokens, in lines, in structuredContent, in _meta
+		{text: "step done", key: k, tok1: tokA, tok2: tokB},
+		{text: "session_token: " + tokB, structured: `{"session_token":"` + tokA + `"}`, key: k},
+		{text: "session_token: " + tokA, meta: `{"session_token":"` + tokB + `"}`, key: k, tok2: tokA},
+		{text: "session_token: " + tokA, meta: `{"session_token":"The"}`, key: k},
+		// JSON text, TOON lines, Gemini CLI's wrapper
+		{text: `{"step":"one","session_token":"` + tokA + `","data":{"session_token":"` + tokB + `"}}`, key: k},
+		{text: "result:\n  step: one\n  session_token: \"" + tokA + "\"\n  steps[1]{name,session_token}:\n    plan," + tokB, key: k},
+		{text: "<untrusted_context>\nsession_token=" + tokB + "\n</untrusted_context>", structured: `{"session_token":"` + tokA + `"}`, key: k},
+		// escaped forms
+		{text: `{"session_token":"abc\/def0123456789abcdefgh\u0041"}`, key: k},
+		{text: `session_token: "abc\/def0123456789abcdefgh"`, key: k},
+		{text: "session_token: abc%2Fdef0123456789abcdefgh", structured: `{"session_token":"abc/def0123456789abcdefgh"}`, key: k},
+		// very short and very long values, MinLen and Pattern
+		{text: "session_token: a1", key: k},
+		{text: "session_token: a1", key: k, minLen: 2},
+		{text: "session_token: " + long, key: k},
+		{text: "session_token: " + long + "x", key: k},
+		{text: "session_token: " + tokA, key: k, pattern: `eyJ[A-Za-z0-9_-]+\.[0-9a-f]{64}`, tok2: "eyJ0123456789abcdefghij"},
+		{text: "session_token: " + tokA, key: k, pattern: `[0-9]+`},
+		{text: "token=" + tokA, key: "token", minLen: 1000},
+		{text: "a: " + tokA, key: "a", tok1: tokB},
+	} {
+		f.Add(c.text, c.structured, c.meta, c.key, c.minLen, c.pattern, c.tok1, c.tok2)
+	}
+	f.Fuzz(func(t *testing.T, text, structured, meta, key string, minLen int, pattern, tok1, tok2 string) {
+		rules := Rules{Key: key, MinLen: minLen}
+		if len(pattern) > 64 {
+			return
+		}
+		if pattern != "" {
+			re, err := CompilePattern(pattern)
+			if err != nil {
+				return
+			}
+			rules.Pattern = re
+		}
+		if tok1 != "" {
+			text = key + ": " + tok1 + "\n" + text
+		}
+		if tok2 != "" {
+			text += "\n" + key + ": " + tok2
+		}
 		r := Result{Texts: []string{text}}
 		if gjson.Valid(structured) {
 			r.Structured = gjson.Parse(structured)
 		}
-		rules := Rules{Key: key}
-		tok, _, err := Choose(r, rules)
-		if err != nil {
-			if tok != "" {
-				t.Fatalf("Choose returned %q with an error %v", tok, err)
+		if gjson.Valid(meta) {
+			r.Meta = gjson.Parse(meta)
+		}
+		path := gjson.Escape(key)
+		tok, src, err := Choose(r, rules)
+		if err != nil && tok != "" {
+			t.Fatalf("Choose returned %q with an error %v", tok, err)
+		}
+		if m := r.Meta.Get(path); m.Exists() {
+			// _meta is the server's own channel: nothing else is asked.
+			want := ""
+			if m.Type == gjson.String && rules.LooksLikeToken(m.Str) {
+				want = m.Str
+			}
+			if tok != want || src != FromMeta || (want == "") != (err != nil) {
+				t.Fatalf("_meta.%s = %s: Choose = %q %q %v", key, m.Raw, tok, src, err)
 			}
 			return
+		}
+		if well := func(v string) bool { return rules.LooksLikeToken(v) && plainToken(v) }; well(tok1) && well(tok2) && tok1 != tok2 && plainKey(key) {
+			if !errors.Is(err, ErrAmbiguous) {
+				t.Fatalf("two different tokens in lines, %q and %q: Choose = %q %v; want ErrAmbiguous", tok1, tok2, tok, err)
+			}
 		}
 		if tok == "" {
 			return
@@ -31,10 +111,91 @@ func FuzzChoose(f *testing.F) {
 		if !rules.LooksLikeToken(tok) {
 			t.Fatalf("Choose(%q) = %q, which does not look like a token", text, tok)
 		}
-		if !strings.Contains(text, tok) && !strings.Contains(structured, tok) && !gjson.Valid(strings.TrimSpace(text)) && !strings.Contains(text, "untrusted_context") {
-			t.Fatalf("Choose(%q) = %q: not from the result", text, tok)
+		var from bool
+		switch src {
+		case FromStructured:
+			from = r.Structured.Get(path).Str == tok
+		case FromText:
+			from = jsonTextField(text, path) == tok || isKeyLineValue(text, key, tok)
+		}
+		if !from {
+			t.Fatalf("Choose(%q, structured %q) = %q from %q: it does not stand there as a value of %q", text, structured, tok, src, key)
 		}
 	})
+}
+
+// jsonTextField is the key's string field of a text block that is a JSON
+// object (inside Gemini CLI's wrapper or not).
+func jsonTextField(text, path string) string {
+	for _, body := range []string{text, unwrapped(text)} {
+		if body = strings.TrimSpace(body); strings.HasPrefix(body, "{") && gjson.Valid(body) {
+			return gjson.Get(body, path).Str
+		}
+	}
+	return ""
+}
+
+func unwrapped(text string) string {
+	body := strings.TrimSpace(text)
+	body = strings.TrimPrefix(body, "<untrusted_context>")
+	return strings.TrimSuffix(body, "</untrusted_context>")
+}
+
+// isKeyLineValue reports whether some line of text is nothing but the key
+// and tok: a looser rule than Choose's (an independent one), so that what
+// Choose takes must pass it. Before the key: whitespace, a list bullet,
+// quotes or emphasis; between: those, ':' or '=' and whitespace; after tok:
+// a closing quote and whitespace.
+func isKeyLineValue(text, key, tok string) bool {
+	if key == "" || tok == "" {
+		return false
+	}
+	for _, body := range []string{text, unwrapped(text)} {
+		for _, line := range strings.Split(body, "\n") {
+			l := strings.TrimRight(line, " \t\r")
+			end := len(l)
+			if !strings.HasSuffix(l, tok) && end > 0 && strings.IndexByte("\"'`", l[end-1]) >= 0 {
+				end-- // a closing quote
+			}
+			if !strings.HasSuffix(l[:end], tok) {
+				continue
+			}
+			valueAt := end - len(tok)
+			// The key stands after nothing but whitespace, a bullet, quotes
+			// and emphasis: only occurrences up to the first other byte.
+			lead := len(l)
+			if k := strings.IndexFunc(l, func(r rune) bool { return !strings.ContainsRune(" \t-*+•0123456789.)\"'`_", r) }); k >= 0 {
+				lead = k
+			}
+			for p := strings.Index(l, key); p >= 0 && p <= lead && p+len(key) <= valueAt; {
+				if keyLinePrefix.MatchString(l[:p]) && keyLineMiddle.MatchString(l[p+len(key):valueAt]) {
+					return true
+				}
+				next := strings.Index(l[p+1:], key)
+				if next < 0 {
+					break
+				}
+				p += 1 + next
+			}
+		}
+	}
+	return false
+}
+
+var (
+	keyLinePrefix = regexp.MustCompile(`^[ \t]*(?:(?:[-*+]|•|[0-9]+[.)]) [ \t]*)?["'` + "`" + `*_]*$`)
+	keyLineMiddle = regexp.MustCompile(`^["'` + "`" + `*_]*[ \t]*[:=]["'` + "`" + `*_]*[ \t]*["'` + "`" + `]?$`)
+)
+
+// plainToken and plainKey bound the ambiguity invariant to values and keys
+// whose line "key: tok" is unmistakably one candidate: no quotes or
+// emphasis to be stripped, no line breaks.
+func plainToken(v string) bool {
+	return strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.~+/=") == ""
+}
+
+func plainKey(k string) bool {
+	return k != "" && strings.Trim(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._") == "" && k[0] != '-' && k[0] != '_'
 }
 
 func FuzzRedactResult(f *testing.F) {
