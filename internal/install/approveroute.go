@@ -1,0 +1,80 @@
+package install
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+)
+
+// ApproveHook is an approve hook found installed for a client: the route
+// by which a headless child's tool calls reach the approval queue.
+type ApproveHook struct {
+	Scope Scope
+	Path  string
+	// Skipped says why the client will not run it ("" when it will):
+	// Codex skips a hook it has not trusted, or that changed since.
+	Skipped string
+}
+
+// FindApproveHooks lists the approve hooks of client in the configs it
+// reads at user scope and at env.Project's project scope (what doctor
+// reads), each with whether the client runs it.
+func FindApproveHooks(env Env, client string) ([]ApproveHook, error) {
+	_, c, err := lookup(client)
+	if err != nil {
+		return nil, err
+	}
+	var out []ApproveHook
+	for _, p := range doctorPaths(env, c) {
+		data, err := os.ReadFile(p.path)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if c.Layout == hooks.Plugin {
+			if shim, ok := readShim(string(data)); ok && len(shim.approveArgs) > 0 {
+				out = append(out, ApproveHook{Scope: p.scope, Path: p.path})
+			}
+			continue
+		}
+		found, err := findHooks(p.path, data, false, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			if f.command.Sub != "approve" {
+				continue
+			}
+			h := ApproveHook{Scope: p.scope, Path: p.path}
+			if c.TrustStep != "" {
+				// doctor's own trust check, its findings dropped.
+				rep := HookReport{}
+				doctorCodexTrust(&ClientReport{}, env, c, f, &rep, p.path, p.scope)
+				if rep.Trust != "trusted" {
+					h.Skipped = fmt.Sprintf("%s does not run it: it is %s (%s, or interceptor install %s --trust)", c.Display, rep.Trust, c.TrustStep, c.Name)
+				}
+			}
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// EnvFromLookup is EnvFromOS reading the variables through getenv (a
+// child's environment over this process's); project must be absolute.
+func EnvFromLookup(getenv func(string) string, project string) (Env, error) {
+	home := getenv("HOME")
+	if home == "" {
+		return Env{}, fmt.Errorf("cannot find the home dir: HOME is not set")
+	}
+	env := Env{Home: home, Project: filepath.Clean(project),
+		CodexHome: getenv("CODEX_HOME"), ClaudeConfigDir: getenv("CLAUDE_CONFIG_DIR")}
+	if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+		env.XDGConfigHome = d
+	}
+	return env, nil
+}
