@@ -64,10 +64,11 @@ uses the same through interceptor mcp --role supervisor (docs/children.md).`,
 func newChildrenCreateCmd(io *streams) *cobra.Command {
 	c := children.Child{}
 	var env []string
-	cmd := childrenSub("create NAME [--client claude-code|codex|gemini|opencode] [--dir DIR] [--model M] [--env K=V]...",
+	approvalsOn := true
+	cmd := childrenSub("create NAME [--client "+strings.Join(children.ClientNames(), "|")+"] [--dir DIR] [--model M] [--env K=V]...",
 		"Create a child (no chat yet)", cobra.ExactArgs(1),
 		func(_ *cobra.Command, cs *children.Store, _ *approvals.Store, args []string) error {
-			c.Name, c.Env = args[0], map[string]string{}
+			c.Name, c.Env, c.Unsupervised = args[0], map[string]string{}, !approvalsOn
 			for _, kv := range env {
 				k, v, ok := strings.Cut(kv, "=")
 				if !ok || k == "" {
@@ -88,6 +89,8 @@ func newChildrenCreateCmd(io *streams) *cobra.Command {
 	fl.StringVar(&c.Model, "model", "", "the model (default: the client's)")
 	fl.StringVar(&c.MCPConfig, "mcp-config", "", "Claude Code: an MCP config file ({\"mcpServers\":…}) for the child")
 	fl.StringVar(&c.Approve, "approve", "", "Claude Code: only tools matching this regex wait for approval, the others are allowed (hook clients: the installed approve hook's --match decides)")
+	fl.StringVar(&c.HumanTools, "human-tools", "", "Claude Code: a human tools file (docs/human-tools.md) whose tools the child can call; a person answers (interceptor approvals answer)")
+	fl.BoolVar(&approvalsOn, "approvals", true, "codex, gemini, opencode: --approvals=false runs the child without an installed approve hook, its tools UNSUPERVISED")
 	fl.StringArrayVar(&env, "env", nil, "NAME=VALUE added to the child's environment (repeatable)")
 	return cmd
 }
@@ -236,10 +239,13 @@ func followChat(ctx context.Context, io *streams, cs *children.Store, q *approva
 			}
 		}
 		for _, a := range j.Get("pending_approvals").Array() {
-			if !shown[a.Get("id").Str] {
-				shown[a.Get("id").Str] = true
-				fmt.Fprintf(io.Out, "   awaiting approval %s: %s %s (interceptor approvals allow|deny %s)\n",
-					a.Get("id").Str, a.Get("tool_name").Str, a.Get("input").Raw, a.Get("id").Str)
+			if id := a.Get("id").Str; !shown[id] {
+				shown[id] = true
+				what, how := "approval", "allow|deny "+id
+				if a.Get("kind").Str == "input" { // a human tool's question
+					what, how = "an answer", "answer "+id+" TEXT"
+				}
+				fmt.Fprintf(io.Out, "   awaiting %s %s: %s %s (interceptor approvals %s)\n", what, id, a.Get("tool_name").Str, a.Get("input").Raw, how)
 			}
 		}
 		from = int(j.Get("read_position").Int())

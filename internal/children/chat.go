@@ -111,13 +111,28 @@ func (c *Chat) Prompt() (Prompt, error) {
 type RunnerInfo struct {
 	RunnerPID  int
 	ClientPGID int // the client's process group (its pid); 0 until started
-	Started    time.Time
+	// ClientStart is when the client started (Linux: clock ticks after
+	// boot); 0 unknown. Whoever ends the group later checks it is still
+	// this one (groupIsChats): its id may have gone to a stranger since.
+	ClientStart uint64
+	Started     time.Time
+}
+
+// killGroup ends what is left of the chat's client: its process group, if
+// the group is still the one this runner started.
+func (r RunnerInfo) killGroup(chatID string) {
+	if r.ClientPGID > 1 && groupIsChats(r.ClientPGID, r.ClientStart, chatID) {
+		killGroup(r.ClientPGID, hardKill)
+	}
 }
 
 func (c *Chat) writeRunner(r RunnerInfo) error {
 	out := `{}`
 	out, _ = sjson.Set(out, "runner_pid", r.RunnerPID)
 	out, _ = sjson.Set(out, "client_pgid", r.ClientPGID)
+	if r.ClientStart != 0 {
+		out, _ = sjson.Set(out, "client_start", strconv.FormatUint(r.ClientStart, 10))
+	}
 	out, _ = sjson.Set(out, "started", r.Started.UTC().Format(timeFmt))
 	return writeFile(c.path(runnerFile), []byte(out+"\n"))
 }
@@ -130,7 +145,8 @@ func (c *Chat) Runner() (RunnerInfo, error) {
 	}
 	j := gjson.ParseBytes(data)
 	t, _ := time.Parse(timeFmt, j.Get("started").Str)
-	return RunnerInfo{RunnerPID: int(j.Get("runner_pid").Int()), ClientPGID: int(j.Get("client_pgid").Int()), Started: t}, nil
+	start, _ := strconv.ParseUint(j.Get("client_start").Str, 10, 64)
+	return RunnerInfo{RunnerPID: int(j.Get("runner_pid").Int()), ClientPGID: int(j.Get("client_pgid").Int()), ClientStart: start, Started: t}, nil
 }
 
 // runnerAlive reports whether a runner holds the chat's runner lock.
@@ -279,7 +295,7 @@ func (c *Chat) State() (Status, error) {
 	if rerr == nil {
 		why = fmt.Sprintf("the runner process (pid %d) died without finishing the chat", ri.RunnerPID)
 		// Its client is orphaned: end it with the chat.
-		killGroup(ri.ClientPGID, hardKill)
+		ri.killGroup(c.ID)
 	} else if errors.Is(rerr, fs.ErrNotExist) {
 		why = "the runner process never started"
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -13,12 +14,17 @@ import (
 // first chat with --session-id (an id chosen at create), the next ones with
 // --resume of it. Its permission prompts go to `interceptor mcp --role
 // child --chat <chat>` through --permission-prompt-tool, so every request is
-// tagged with its chat.
+// tagged with its chat. The same server serves the child's human tools
+// (--human-tools), their requests tagged with the chat too.
 type claudeCode struct{}
 
 func init() { register(claudeCode{}) }
 
 func (claudeCode) Name() string { return "claude-code" }
+
+func (claudeCode) Traits() Traits {
+	return Traits{ChoosesSession: true, Options: []string{OptApprove, OptMCPConfig, OptHumanTools}}
+}
 
 // approvalServer is the MCP server name of the permission route; the
 // prompt tool is mcp__<name>__permit.
@@ -48,6 +54,17 @@ func (claudeCode) Command(r RunSpec) (Command, error) {
 	if r.ApproveTimeout > 0 {
 		args = append(args, "--timeout", r.ApproveTimeout.String())
 	}
+	var human []string // the human tools, allowed: a person answers them anyway
+	if r.Child.HumanTools != "" {
+		decl, err := humantools.Load(r.Child.HumanTools)
+		if err != nil {
+			return Command{}, err
+		}
+		for _, t := range decl {
+			human = append(human, "mcp__"+approvalServer+"__"+t.Name)
+		}
+		args = append(args, "--human-tools", r.Child.HumanTools)
+	}
 	route, _ = sjson.Set(route, "args", args)
 	mcp, _ = sjson.SetRaw(mcp, "mcpServers."+approvalServer, route)
 
@@ -62,6 +79,9 @@ func (claudeCode) Command(r RunSpec) (Command, error) {
 	}
 	argv = append(argv, "--mcp-config", filepath.Join(r.ChatDir, "mcp.json"),
 		"--permission-prompt-tool", "mcp__"+approvalServer+"__permit")
+	if len(human) > 0 {
+		argv = append(append(argv, "--allowedTools"), human...)
+	}
 	return Command{Argv: argv, Env: withEnv(r.Child), Files: map[string]string{"mcp.json": mcp}, Stdin: r.Prompt}, nil
 }
 

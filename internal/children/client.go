@@ -20,7 +20,31 @@ type Client interface {
 	Command(r RunSpec) (Command, error)
 	// NewNormalizer reads the client's stdout for one chat.
 	NewNormalizer() Normalizer
+	// Traits say what create and the runner can count on.
+	Traits() Traits
 }
+
+// Traits are what a client offers beyond its command line.
+type Traits struct {
+	// ChoosesSession: the client takes a session id chosen at create
+	// (--session-id), so the child's session is known before its first chat.
+	ChoosesSession bool
+	// HookApprovals: its tool calls reach the approval queue only through
+	// the approve hook installed in its own config (interceptor install
+	// CLIENT --approve); the runner wires no route per chat.
+	HookApprovals bool
+	// Options are the per-child options it honours, of OptApprove,
+	// OptMCPConfig and OptHumanTools; create refuses the others rather
+	// than store what the client would ignore.
+	Options []string
+}
+
+// The per-child options a client may honour (create's argument names).
+const (
+	OptApprove    = "approve"
+	OptMCPConfig  = "mcp_config"
+	OptHumanTools = "human_tools"
+)
 
 // Command is how a runner starts the client for one chat.
 type Command struct {

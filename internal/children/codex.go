@@ -15,6 +15,9 @@ func init() { register(codex{}) }
 
 func (codex) Name() string { return "codex" }
 
+// Traits: the thread id comes from its thread.started event.
+func (codex) Traits() Traits { return Traits{HookApprovals: true} }
+
 func (codex) Command(r RunSpec) (Command, error) {
 	argv := []string{"codex", "exec"}
 	if r.Resume() {

@@ -18,6 +18,8 @@ func init() { register(gemini{}) }
 
 func (gemini) Name() string { return "gemini" }
 
+func (gemini) Traits() Traits { return Traits{ChoosesSession: true, HookApprovals: true} }
+
 func (gemini) Command(r RunSpec) (Command, error) {
 	argv := []string{"gemini", "--prompt=" + r.Prompt, "--output-format", "stream-json", "--skip-trust"}
 	if r.Resume() {

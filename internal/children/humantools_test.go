@@ -2,11 +2,15 @@ package children
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/humantools"
+	"github.com/tidwall/gjson"
 )
 
 // TestHumanAnswersPrependedToTheNextChat: an answer to a call a child parked
@@ -43,5 +47,84 @@ func TestHumanAnswersPrependedToTheNextChat(t *testing.T) {
 	// poll shows the question as one.
 	if j := ApprovalJSON(got2); !strings.Contains(j, `"kind":"input"`) || !strings.Contains(j, `"mode":"park"`) {
 		t.Fatalf("poll view: %s", j)
+	}
+}
+
+// A Claude Code child with human_tools: each chat's route serves them
+// (tagged with the chat, allowed without a permission prompt), and an
+// answer to a call parked in chat 1 reaches the client's prompt (stdin) in
+// chat 2, exactly once: chat 3 does not get it again.
+func TestHumanToolsChildRunnerPath(t *testing.T) {
+	s, q := testStore(t)
+	dir := t.TempDir()
+	fixture, err := filepath.Abs("testdata/claude-code-chat2.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdinLog := filepath.Join(dir, "stdin.log")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %q\n{ echo '=== chat'; cat; echo; } >> %q\ncat %q\n", filepath.Join(dir, "args.log"), stdinLog, fixture)
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	decl, err := filepath.Abs("testdata/human-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Create(Child{Name: "asker", Client: "claude-code", WorkingDir: t.TempDir(), HumanTools: "testdata/human-tools.json",
+		Env: map[string]string{"PATH": dir + ":/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HumanTools != decl {
+		t.Errorf("human_tools stored as %q, want the absolute %q", c.HumanTools, decl)
+	}
+	run := func(prompt string) *Chat {
+		t.Helper()
+		chat, err := s.StartChat("asker", prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pollUntilDone(t, s, q, chat.ID)
+		return chat
+	}
+	chat1 := run("first")
+	mcp, err := os.ReadFile(filepath.Join(chat1.Dir(), "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := gjson.GetBytes(mcp, "mcpServers.interceptor.args").String()
+	if !strings.Contains(args, `"--chat","`+chat1.ID+`"`) || !strings.Contains(args, `"--human-tools","`+decl+`"`) {
+		t.Errorf("chat 1's route does not serve the human tools tagged with the chat: %s", args)
+	}
+	argv, _ := os.ReadFile(filepath.Join(dir, "args.log"))
+	if !strings.Contains(string(argv), "--allowedTools mcp__interceptor__request_access") {
+		t.Errorf("the human tool is not allowed without a permission prompt: %s", argv)
+	}
+
+	// What the route does when chat 1's model calls request_access.
+	tools, err := humantools.Load(decl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := (&humantools.Asker{Queue: q, Chat: chat1.ID}).Call(context.Background(), tools[0], `{"what":"db"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const answer = "PARKED-ANSWER-granted"
+	if _, err := q.AnswerInput(r.ID, answer, "test"); err != nil {
+		t.Fatal(err)
+	}
+	run("second")
+	run("third")
+	data, _ := os.ReadFile(stdinLog)
+	chats := strings.Split(string(data), "=== chat\n")[1:]
+	if len(chats) != 3 {
+		t.Fatalf("the client read %d prompts, want 3:\n%s", len(chats), data)
+	}
+	if strings.Contains(chats[0], answer) || strings.Count(chats[1], answer) != 1 || strings.Contains(chats[2], answer) {
+		t.Errorf("the answer should reach chat 2's prompt exactly once, no other:\n%s", data)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(chats[1]), "second") {
+		t.Errorf("chat 2's prompt does not end with its own text: %q", chats[1])
 	}
 }

@@ -107,7 +107,7 @@ func TestNormalizeRecordedChats(t *testing.T) {
 						t.Errorf("complete result %q, want the model's final answer", e.Get("result").Str)
 					}
 				}
-				if e.Get("type").Str != "start" && !e.Get("raw").IsObject() {
+				if !e.Get("raw").IsObject() {
 					t.Errorf("%s event without the client's raw event", e.Get("type").Str)
 				}
 			}

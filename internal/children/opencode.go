@@ -15,6 +15,9 @@ func init() { register(opencode{}) }
 
 func (opencode) Name() string { return "opencode" }
 
+// Traits: the session id comes from its first event.
+func (opencode) Traits() Traits { return Traits{HookApprovals: true} }
+
 func (opencode) Command(r RunSpec) (Command, error) {
 	argv := []string{"opencode", "run", "--format", "json"}
 	if r.Resume() {
@@ -48,7 +51,7 @@ func (n *opencodeNorm) Line(line []byte) []string {
 	var out []string
 	if s := j.Get("sessionID").Str; s != "" && !n.started {
 		n.session, n.started = s, true
-		out = append(out, event(nil, "start", "session", s))
+		out = append(out, event(line, "start", "session", s))
 	}
 	part := j.Get("part")
 	switch j.Get("type").Str {

@@ -22,8 +22,15 @@ func detach(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true
 func ownGroup(cmd *exec.Cmd, grace time.Duration) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
-		killGroup(cmd.Process.Pid, syscall.SIGTERM)
-		time.AfterFunc(grace, func() { killGroup(cmd.Process.Pid, syscall.SIGKILL) })
+		pid := cmd.Process.Pid
+		start, _ := procStart(pid) // not reaped yet: still the client
+		killGroup(pid, syscall.SIGTERM)
+		time.AfterFunc(grace, func() {
+			// Reaped by now, maybe: only while the group is the client's.
+			if start == 0 || groupIsChats(pid, start, "") {
+				killGroup(pid, syscall.SIGKILL)
+			}
+		})
 		return nil
 	}
 }

@@ -47,18 +47,24 @@ func (s *Store) StartChat(idOrName, prompt string) (*Chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	if child.Chats > 0 {
-		prev := &Chat{s: s, Child: child, N: child.Chats, ID: ChatID(child.ID, child.Chats)}
-		st, err := prev.State()
-		if err != nil {
-			return nil, err
-		}
-		if st == Running {
-			return nil, fmt.Errorf("child %s: chat %s is still running; poll it until it completes, or cancel it", child.Name, prev.ID)
-		}
+	// The hook may have gone since create.
+	if err := CheckApproveRoute(child); err != nil {
+		return nil, err
 	}
 	var chat *Chat
 	child, err = s.update(child.ID, func(c *Child) error {
+		// Under the child's lock: of two chats started at once, the
+		// second sees the first.
+		if c.Chats > 0 {
+			prev := &Chat{s: s, Child: *c, N: c.Chats, ID: ChatID(c.ID, c.Chats)}
+			st, err := prev.State()
+			if err != nil {
+				return err
+			}
+			if st == Running {
+				return fmt.Errorf("child %s: chat %s is still running; poll it until it completes, or cancel it", c.Name, prev.ID)
+			}
+		}
 		c.Chats++
 		chat = &Chat{s: s, Child: *c, N: c.Chats, ID: ChatID(c.ID, c.Chats)}
 		if err := os.Mkdir(chat.Dir(), 0o700); err != nil {
@@ -189,6 +195,7 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 		return Failed, "", fmt.Sprintf("starting %s: %v", exe, err)
 	}
 	info.ClientPGID = cmd.Process.Pid
+	info.ClientStart, _ = procStart(cmd.Process.Pid)
 	chat.writeRunner(*info)
 
 	norm := client.NewNormalizer()
@@ -225,7 +232,7 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 		return err
 	})
 	waitErr := cmd.Wait()
-	killGroup(info.ClientPGID, hardKill) // leftovers: MCP servers, hooks
+	info.killGroup(chat.ID) // leftovers: MCP servers, hooks
 	if !started {
 		chat.Append(startFirst(nil, chat, client.Name(), p.Text)...)
 	}
@@ -354,7 +361,7 @@ func (s *Store) Cancel(chatID string) (Status, error) {
 			info = info2
 		}
 	}
-	if ierr == nil && info.ClientPGID > 0 && groupAlive(info.ClientPGID) {
+	if ierr == nil && info.ClientPGID > 0 && groupAlive(info.ClientPGID) && groupIsChats(info.ClientPGID, info.ClientStart, chat.ID) {
 		killGroup(info.ClientPGID, hardKill)
 		// Killed processes linger until reaped (by their parent, or init
 		// for orphans): wait a little so "cancelled" means gone.

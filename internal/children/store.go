@@ -29,11 +29,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -57,13 +59,18 @@ type Child struct {
 	Name       string
 	Client     string // claude-code, codex, gemini, opencode
 	WorkingDir string
-	Model      string            // "" the client's default
-	MCPConfig  string            // raw JSON object or a file path; "" none
-	Approve    string            // regex of tool names that need approval; "" every tool the client asks about
-	Env        map[string]string // added to the client's environment
-	Session    string            // the client's session id, once known
-	Chats      int               // chats started so far
-	Created    time.Time
+	Model      string // "" the client's default
+	MCPConfig  string // raw JSON object or a file path; "" none
+	Approve    string // regex of tool names that need approval; "" every tool the client asks about
+	HumanTools string // a human tools file (docs/human-tools.md), absolute; "" none
+	// Unsupervised: created with approvals: false, a hook client child
+	// runs without an approve hook, its tools under its own permission
+	// settings; nobody is asked.
+	Unsupervised bool
+	Env          map[string]string // added to the client's environment
+	Session      string            // the client's session id, once known
+	Chats        int               // chats started so far
+	Created      time.Time
 }
 
 // Store holds the children under a state dir.
@@ -157,7 +164,8 @@ func (s *Store) Create(c Child) (Child, error) {
 	if err := ValidName(c.Name); err != nil {
 		return Child{}, err
 	}
-	if _, err := LookupClient(c.Client); err != nil {
+	client, err := LookupClient(c.Client)
+	if err != nil {
 		return Child{}, err
 	}
 	if c.WorkingDir == "" {
@@ -185,12 +193,26 @@ func (s *Store) Create(c Child) (Child, error) {
 			return Child{}, err
 		}
 	}
+	if c.HumanTools != "" {
+		if c.HumanTools, err = filepath.Abs(c.HumanTools); err != nil {
+			return Child{}, fmt.Errorf("human_tools: %v", err)
+		}
+		if _, err := humantools.Load(c.HumanTools); err != nil {
+			return Child{}, err
+		}
+	}
+	if err := checkOptions(client, c); err != nil {
+		return Child{}, err
+	}
+	if err := CheckApproveRoute(c); err != nil { // once more at each chat
+		return Child{}, err
+	}
 	if err := s.ensure(); err != nil {
 		return Child{}, err
 	}
 	c.ID, c.Created, c.Chats, c.Session = newID(), time.Now().UTC(), 0, ""
-	if c.Client == "claude-code" || c.Client == "gemini" {
-		c.Session = newUUID() // these take the session id we choose (--session-id)
+	if client.Traits().ChoosesSession {
+		c.Session = newUUID()
 	}
 	err = s.locked(filepath.Join(s.Dir(), lockName), func() error {
 		all, err := s.List()
@@ -211,6 +233,28 @@ func (s *Store) Create(c Child) (Child, error) {
 		return Child{}, err
 	}
 	return c, nil
+}
+
+// checkOptions refuses the per-child options the client cannot honour, and
+// approvals: false for a client whose route is always wired.
+func checkOptions(client Client, c Child) error {
+	tr := client.Traits()
+	for _, o := range []struct {
+		name, why string
+		set       bool
+	}{
+		{OptApprove, "its approvals go through the approve hook installed in its config, whose --match decides (interceptor install " + c.Client + " --approve --approve-match REGEX)", c.Approve != ""},
+		{OptMCPConfig, "it runs with the MCP servers of its own config; add them there", c.MCPConfig != ""},
+		{OptHumanTools, "serve them from its own config (interceptor mcp --role child --human-tools FILE as an MCP server, docs/human-tools.md)", c.HumanTools != ""},
+	} {
+		if o.set && !slices.Contains(tr.Options, o.name) {
+			return fmt.Errorf("%s: a %s child cannot take it per child: %s", o.name, c.Client, o.why)
+		}
+	}
+	if c.Unsupervised && !tr.HookApprovals {
+		return fmt.Errorf("approvals: false: a %s child always asks through its own approval route; narrow it with approve (a regex of the tools that wait)", c.Client)
+	}
+	return nil
 }
 
 // checkMCPConfig accepts a JSON object with mcpServers, or a readable file
@@ -318,9 +362,11 @@ func encodeChild(c Child) []byte {
 	out, _ = sjson.Set(out, "model", c.Model)
 	out, _ = sjson.Set(out, "mcp_config", c.MCPConfig)
 	out, _ = sjson.Set(out, "approve", c.Approve)
+	out, _ = sjson.Set(out, "human_tools", c.HumanTools)
+	out, _ = sjson.Set(out, "approvals", !c.Unsupervised)
 	env := `{}`
 	for k, v := range c.Env {
-		env, _ = sjson.Set(env, escapeKey(k), v)
+		env, _ = sjson.Set(env, pathKey(k), v)
 	}
 	out, _ = sjson.SetRaw(out, "env", env)
 	out, _ = sjson.Set(out, "session", c.Session)
@@ -329,16 +375,15 @@ func encodeChild(c Child) []byte {
 	return []byte(out + "\n")
 }
 
-// escapeKey makes k a literal sjson path element.
-func escapeKey(k string) string {
-	var b strings.Builder
-	for _, c := range k {
-		if strings.ContainsRune(`.*?|#@\:!=<>%"`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
+// pathKey makes k one literal sjson path element: gjson.Escape, and a
+// leading ':' escaped too (gjson.Escape keeps it; sjson reads it as "an
+// object key, not an index" and drops it).
+func pathKey(k string) string {
+	e := gjson.Escape(k)
+	if strings.HasPrefix(e, ":") {
+		e = `\` + e
 	}
-	return b.String()
+	return e
 }
 
 func readChild(path string) (Child, error) {
@@ -355,6 +400,7 @@ func readChild(path string) (Child, error) {
 		ID: j.Get("id").Str, Name: j.Get("name").Str, Client: j.Get("client").Str,
 		WorkingDir: j.Get("working_dir").Str, Model: j.Get("model").Str,
 		MCPConfig: j.Get("mcp_config").Str, Approve: j.Get("approve").Str,
+		HumanTools: j.Get("human_tools").Str, Unsupervised: j.Get("approvals").Type == gjson.False,
 		Session: j.Get("session").Str, Chats: int(j.Get("chats").Int()), Created: created,
 		Env: map[string]string{},
 	}

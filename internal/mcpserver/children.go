@@ -36,7 +36,12 @@ func WithChildren(tools []Tool, cs *children.Store, q *approvals.Store) []Tool {
 func referenceRespond(t Tool) Tool {
 	inner := t.Call
 	t.Description += " Also accepts approval_id and approve (the names of the child-session tools)."
-	t.InputSchema = `{"type":"object","properties":{"id":{"type":"string"},"approval_id":{"type":"string"},"allow":{"type":"boolean"},"approve":{"type":"boolean"},"message":{"type":"string"},"updated_input":{"type":"object"}}}`
+	// respond's own schema, and the two names; id is no longer required.
+	schema := t.InputSchema
+	schema, _ = sjson.SetRaw(schema, "properties.approval_id", `{"type":"string"}`)
+	schema, _ = sjson.SetRaw(schema, "properties.approve", `{"type":"boolean"}`)
+	schema, _ = sjson.Delete(schema, "required")
+	t.InputSchema = schema
 	t.Call = func(ctx context.Context, args gjson.Result) (Result, error) {
 		raw := args.Raw
 		if raw == "" || !args.IsObject() {
@@ -57,6 +62,14 @@ func referenceRespond(t Tool) Tool {
 		return Result{Text: text}, nil
 	}
 	return t
+}
+
+// createSchema is create's input schema; the client enum lists the
+// registered drivers.
+func createSchema() string {
+	s := `{"type":"object","properties":{"name":{"type":"string"},"client":{"type":"string"},"working_dir":{"type":"string"},"model":{"type":"string"},"loopback_enabled":{"type":"boolean"},"mcp_config":{"type":["object","string"]},"approve":{"type":"string"},"human_tools":{"type":"string"},"approvals":{"type":"boolean"},"env":{"type":"object","additionalProperties":{"type":"string"}}},"required":["name"]}`
+	s, _ = sjson.Set(s, "properties.client.enum", children.ClientNames())
+	return s
 }
 
 // childError is a failed tool call as the reference design shapes it.
@@ -92,23 +105,33 @@ func childrenTools(cs *children.Store, q *approvals.Store) []Tool {
 	return []Tool{
 		{
 			Name: "create",
-			Description: "Create a child agent (no chat yet): name (unique), client (claude-code, codex, gemini, opencode; " +
-				"default claude-code), working_dir, model, optional mcp_config (an object with mcpServers, or a file path), " +
-				"approve (regex of tool names that need your approval), env (extra environment). Returns {type:created,id}.",
-			InputSchema: `{"type":"object","properties":{"name":{"type":"string"},"client":{"type":"string","enum":["claude-code","codex","gemini","opencode"]},"working_dir":{"type":"string"},"model":{"type":"string"},"loopback_enabled":{"type":"boolean"},"mcp_config":{"type":["object","string"]},"approve":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":"string"}}},"required":["name"]}`,
+			Description: "Create a child agent (no chat yet): name (unique), client (" + strings.Join(children.ClientNames(), ", ") + "; " +
+				"default claude-code), working_dir, model, env (extra environment). Claude Code only: mcp_config (an object with " +
+				"mcpServers, or a file path), approve (regex of the tool names that wait for you; the others run), human_tools " +
+				"(a human tools file: its calls come to you as questions to answer). The other clients ask through the approve " +
+				"hook installed in their config; create fails without one unless approvals is false (the child then runs its " +
+				"tools unsupervised). Returns {type:created,id}.",
+			InputSchema: createSchema(),
 			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
 				c := children.Child{Env: map[string]string{}}
 				var err error
 				for _, f := range []struct {
 					dst  *string
 					name string
-				}{{&c.Name, "name"}, {&c.Client, "client"}, {&c.WorkingDir, "working_dir"}, {&c.Model, "model"}, {&c.Approve, "approve"}} {
+				}{{&c.Name, "name"}, {&c.Client, "client"}, {&c.WorkingDir, "working_dir"}, {&c.Model, "model"}, {&c.Approve, "approve"}, {&c.HumanTools, "human_tools"}} {
 					if *f.dst, err = str(args, f.name); err != nil {
 						return childError(err)
 					}
 				}
 				if c.Client == "" {
 					c.Client = "claude-code"
+				}
+				switch a := args.Get("approvals"); a.Type {
+				case gjson.False:
+					c.Unsupervised = true
+				case gjson.True, gjson.Null:
+				default:
+					return childError(errors.New("approvals must be true or false"))
 				}
 				switch m := args.Get("mcp_config"); {
 				case m.IsObject():

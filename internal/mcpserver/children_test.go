@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,7 +47,7 @@ func TestSupervisorChildTools(t *testing.T) {
 	}
 
 	wd := t.TempDir()
-	res, isErr := callTool(t, tools, "create", `{"name":"w1","client":"codex","working_dir":"`+wd+`","env":{"A":"secret"}}`)
+	res, isErr := callTool(t, tools, "create", `{"name":"w1","client":"codex","working_dir":"`+wd+`","env":{"A":"secret"},"approvals":false}`)
 	if isErr || res.Get("type").Str != "created" || res.Get("id").Str == "" {
 		t.Fatalf("create: %s", res.Raw)
 	}
@@ -107,5 +109,80 @@ func TestPermitMatchAndChat(t *testing.T) {
 	q.Decide(rs[0].ID, approvals.Decision{Message: "no", By: "test"})
 	if got := <-done; gjson.Get(got, "behavior").Str != "deny" || gjson.Get(got, "message").Str != "no" {
 		t.Errorf("a matched, denied tool: %s", got)
+	}
+}
+
+// tools/list: respond keeps every argument of its own schema (answer for a
+// human tool's question) next to the reference names; create's client enum
+// is the registered drivers.
+func TestSupervisorSchemas(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	tools := WithChildren(SupervisorTools(q, "test"), children.New(dir), q)
+	schema := func(name string) gjson.Result {
+		for _, tl := range tools {
+			if tl.Name == name {
+				if !gjson.Valid(tl.InputSchema) {
+					t.Fatalf("%s: schema is not JSON: %s", name, tl.InputSchema)
+				}
+				return gjson.Parse(tl.InputSchema)
+			}
+		}
+		t.Fatalf("no tool %s", name)
+		return gjson.Result{}
+	}
+	r := schema("respond")
+	for _, p := range []string{"id", "approval_id", "allow", "approve", "answer", "message", "updated_input"} {
+		if !r.Get("properties." + p).Exists() {
+			t.Errorf("respond's schema lacks %s: %s", p, r.Raw)
+		}
+	}
+	if r.Get("required").Exists() {
+		t.Errorf("respond requires %s, but approval_id may stand for id", r.Get("required").Raw)
+	}
+	var enum []string
+	for _, v := range schema("create").Get("properties.client.enum").Array() {
+		enum = append(enum, v.Str)
+	}
+	if want := children.ClientNames(); strings.Join(enum, ",") != strings.Join(want, ",") {
+		t.Errorf("create's client enum %v, want the drivers %v", enum, want)
+	}
+	for _, p := range []string{"human_tools", "approvals"} {
+		if !schema("create").Get("properties." + p).Exists() {
+			t.Errorf("create's schema lacks %s", p)
+		}
+	}
+}
+
+// create: a hook client child without its approve hook is refused with
+// the install command; options a client cannot honour are refused;
+// human_tools is stored for Claude Code.
+func TestCreateRoutesAndOptions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	tools := WithChildren(SupervisorTools(q, "test"), children.New(dir), q)
+	wd, home := t.TempDir(), t.TempDir()
+	env := `"env":{"HOME":"` + home + `","CODEX_HOME":"` + home + `/.codex","XDG_CONFIG_HOME":"` + home + `/.config"}`
+	res, isErr := callTool(t, tools, "create", `{"name":"g","client":"gemini","working_dir":"`+wd+`",`+env+`}`)
+	if !isErr || !strings.Contains(res.Get("message").Str, "interceptor install gemini") {
+		t.Errorf("a gemini child without its approve hook: %s", res.Raw)
+	}
+	res, isErr = callTool(t, tools, "create", `{"name":"g","client":"gemini","working_dir":"`+wd+`","approvals":false,"mcp_config":{"mcpServers":{}},`+env+`}`)
+	if !isErr || !strings.HasPrefix(res.Get("message").Str, "mcp_config: a gemini child cannot take it") {
+		t.Errorf("a gemini child with mcp_config: %s", res.Raw)
+	}
+	if res, isErr := callTool(t, tools, "create", `{"name":"g","client":"gemini","working_dir":"`+wd+`","approvals":"no"}`); !isErr {
+		t.Errorf("approvals \"no\": %s", res.Raw)
+	}
+	decl := filepath.Join(t.TempDir(), "human.json")
+	if err := os.WriteFile(decl, []byte(`[{"name":"ask","description":"d","mode":"hold","inputSchema":{"type":"object"}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res, isErr := callTool(t, tools, "create", `{"name":"c","working_dir":"`+wd+`","human_tools":"`+decl+`"}`); isErr {
+		t.Fatalf("a claude-code child with human_tools: %s", res.Raw)
+	}
+	list, _ := callTool(t, tools, "list", `{}`)
+	if got := list.Get("children.0.human_tools").Str; got != decl {
+		t.Errorf("list shows human_tools %q, want %q: %s", got, decl, list.Raw)
 	}
 }
