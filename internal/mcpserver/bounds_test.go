@@ -39,7 +39,7 @@ func TestOversizedMessageRefused(t *testing.T) {
 	}
 	// Exactly at the limit is still read.
 	pad := MaxMessage - len(`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":""}}`)
-	s.send(`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("A", pad) + `"}}` + "\r")
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("A", pad) + `"}}`)
 	if r := s.recv(); r.Get("id").Int() != 3 || r.Get("result").Raw != "{}" {
 		t.Fatalf("a line of exactly MaxMessage bytes: %s", r.Raw)
 	}

@@ -11,7 +11,6 @@ package mcpserver
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -96,10 +95,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 }
 
-// readLine returns the next non-empty line without its newline. A line
-// over max bytes (not counting its line ending) is read to its end without
-// being kept: readLine returns instead what its head says (its id and
-// method), so that the sender can still be answered.
+// readLine returns the next non-blank line, trimmed. A line over max bytes
+// (its newline not counted, any other whitespace counted) is read to its
+// end without being kept: readLine returns instead what its head says (its
+// id and method), so that the sender can still be answered.
 func readLine(r *bufio.Reader, max int) ([]byte, *rawjson.Head, error) {
 	var buf []byte
 	var over *rawjson.Head
@@ -108,7 +107,7 @@ func readLine(r *bufio.Reader, max int) ([]byte, *rawjson.Head, error) {
 		switch {
 		case over != nil:
 			over.Write(chunk)
-		case len(buf)+len(bytes.TrimRight(chunk, "\r\n")) > max:
+		case len(buf)+len(chunk)-ending(chunk, err) > max:
 			over = new(rawjson.Head)
 			over.Write(buf)
 			over.Write(chunk)
@@ -129,6 +128,15 @@ func readLine(r *bufio.Reader, max int) ([]byte, *rawjson.Head, error) {
 		}
 		return trimmed, nil, err
 	}
+}
+
+// ending is the length of chunk's line ending: the newline that ends a
+// line (when err is nil), not counted against the limit.
+func ending(chunk []byte, err error) int {
+	if err == nil && len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+		return 1
+	}
+	return 0
 }
 
 func trimSpace(b []byte) []byte {
@@ -181,7 +189,12 @@ func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, in
 	}
 	if method.Type != gjson.String {
 		if id.Exists() {
-			s.replyError(id.Raw, codeInvalidRequest, "invalid request: method is not a string")
+			// Echo only an id JSON-RPC allows: not an object, say.
+			raw := id.Raw
+			if id.Type != gjson.String && id.Type != gjson.Number {
+				raw = "null"
+			}
+			s.replyError(raw, codeInvalidRequest, "invalid request: method is not a string")
 		}
 		return
 	}
