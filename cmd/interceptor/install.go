@@ -44,6 +44,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
 	fl.DurationVar(&f.approve.Timeout, "approve-timeout", 0, "with --approve: approve's --timeout (default 5m); the client's hook timeout is set 30s longer")
 	fl.StringVar(&f.approve.Match, "approve-match", "", "with --approve: approve's --match REGEX on the client's tool names (default: the server's tools)")
+	fl.BoolVar(&f.approve.Shell, "approve-shell", false, "with --approve: gate the client's shell tool too (Bash, run_shell_command, bash), so a child's own `interceptor approvals allow` waits for the supervisor")
 	fl.BoolVar(&f.trust, "trust", false, "codex: record the hooks as trusted in $CODEX_HOME/config.toml, as reviewing them with /hooks would (for headless codex and the Codex SDK)")
 }
 
@@ -67,8 +68,8 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 	if err != nil {
 		return install.Options{}, install.Env{}, err
 	}
-	if !f.approve.On && (cmd.Flags().Changed("approve-timeout") || cmd.Flags().Changed("approve-match")) {
-		return install.Options{}, install.Env{}, errors.New("--approve-timeout and --approve-match need --approve")
+	if !f.approve.On && (cmd.Flags().Changed("approve-timeout") || cmd.Flags().Changed("approve-match") || f.approve.Shell) {
+		return install.Options{}, install.Env{}, errors.New("--approve-timeout, --approve-match and --approve-shell need --approve")
 	}
 	if cmd.Flags().Changed("approve-timeout") && f.approve.Timeout <= 0 {
 		return install.Options{}, install.Env{}, errors.New("--approve-timeout must be positive")
@@ -157,6 +158,16 @@ name the server; for OpenCode it fills the shim's APPROVE_ARGS). Installing
 again without --approve leaves an approve hook in place; uninstall removes
 it with the others.
 
+--approve-shell gates the client's shell tool as well (Claude Code and
+Codex Bash, Gemini CLI run_shell_command, OpenCode and Kilo bash): a child
+agent running as you can otherwise run 'interceptor approvals allow' from
+its shell and decide its own requests. It writes one more approve hook,
+whose matcher is the shell tool (the shim: its APPROVE_ARGS --match takes
+the shell in), shared by every server of the file and removed with the last
+approve hook install wrote. Cursor runs shell commands through its own
+beforeShellExecution hook, which approve does not answer: it cannot be
+gated. Gating the shell is a speed bump, not a wall (docs/approvals.md).
+
 Codex runs new or changed hooks only after you trust them (/hooks in
 codex); run 'interceptor doctor' to check. --trust records that trust
 itself, in $CODEX_HOME/config.toml ([hooks.state], the hash of each hook
@@ -170,6 +181,7 @@ in a project Codex trusts.`,
 		Example: `  interceptor install claude-code --server wf --redact
   interceptor install codex --server wf --scope project --dry-run
   interceptor install claude-code --server wf --approve --approve-timeout 10m
+  interceptor install codex --server wf --approve --approve-shell
   interceptor install opencode --server wf --redact --skip-tool start_session --skip-tool resume`,
 		Args:              clientArg,
 		ValidArgs:         install.Clients(),

@@ -73,6 +73,10 @@ type Client struct {
 	// hooks with ("": not known). A child agent's shell can run
 	// `interceptor approvals allow` itself unless approve gates it too.
 	ShellTool string
+	// ShellHook is the event the client runs shell commands through
+	// instead, one approve does not answer ("": none), so approvals cannot
+	// gate its shell.
+	ShellHook string
 }
 
 // ServerList is a config file's list of MCP servers: the object (JSON or
@@ -151,9 +155,11 @@ var (
 	// parse hooks config"); default timeout 600 s (its hooks docs).
 	CodexClient = Client{
 		Name: "codex", Display: "Codex",
-		User:    Path{CodexHome, "hooks.json"},
-		Project: Path{ProjectDir, ".codex/hooks.json"},
-		Layout:  Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
+		// Documented (Codex reports its exec_command to hooks as Bash).
+		ShellTool: "Bash",
+		User:      Path{CodexHome, "hooks.json"},
+		Project:   Path{ProjectDir, ".codex/hooks.json"},
+		Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
 		TimeoutUnit: time.Second, TimeoutDefault: 600 * time.Second, Timeout: 10,
 		RacesInput:  true,
 		TrustStep:   "start codex and run /hooks to review and trust them",
@@ -187,6 +193,7 @@ var (
 	// trailing commas.
 	OpenCodeClient = Client{
 		Name: "opencode", Display: "OpenCode",
+		ShellTool:      "bash", // the plugin's input.tool
 		User:           Path{XDGConfigHome, "opencode/plugin/interceptor.ts"},
 		Project:        Path{ProjectDir, ".opencode/plugin/interceptor.ts"},
 		Layout:         Plugin,
@@ -204,9 +211,12 @@ var (
 	// in seconds, default not documented.
 	CursorClient = Client{
 		Name: "cursor", Display: "Cursor",
-		User:    Path{HomeDir, ".cursor/hooks.json"},
-		Project: Path{ProjectDir, ".cursor/hooks.json"},
-		Layout:  Flat, PreTool: "preToolUse", PostTool: "postToolUse",
+		// Documented: shell commands go through beforeShellExecution, which
+		// approve does not answer.
+		ShellHook: "beforeShellExecution",
+		User:      Path{HomeDir, ".cursor/hooks.json"},
+		Project:   Path{ProjectDir, ".cursor/hooks.json"},
+		Layout:    Flat, PreTool: "preToolUse", PostTool: "postToolUse",
 		TimeoutUnit:    time.Second,
 		RewritesResult: true, Documented: true,
 		ApproveMatch: "^MCP:",
@@ -226,14 +236,15 @@ var (
 	// whole tool name. Timeout in seconds, default 30 (its docs).
 	CopilotClient = Client{
 		Name: "copilot", Display: "Copilot CLI",
-		User:    Path{HomeDir, ".copilot/hooks/interceptor.json"},
-		Project: Path{ProjectDir, ".github/hooks/interceptor.json"},
-		Layout:  Grouped, PreTool: "preToolUse", PostTool: "postToolUse",
+		ShellTool: "bash", // documented (hook matchers "bash")
+		User:      Path{HomeDir, ".copilot/hooks/interceptor.json"},
+		Project:   Path{ProjectDir, ".github/hooks/interceptor.json"},
+		Layout:    Grouped, PreTool: "preToolUse", PostTool: "postToolUse",
 		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
 		RewritesResult: true, MatchWholeName: true, NoApprove: true,
 		RedactCaveat: "Copilot CLI writes the injected arguments back into the model's own earlier tool calls, so the model sees the token there even with --redact",
 		Skeleton:     "{\n  \"version\": 1\n}\n",
-		Syntax:       Syntax{Unverified: true},
+		Syntax:       Syntax{Rejected: "it logs Invalid hook configuration and runs none of the file's hooks"},
 		// As `copilot mcp list --json` 1.0.102 showed them: the user's file,
 		// and a trusted project's .mcp.json, else its .github/mcp.json.
 		// Servers given with --additional-mcp-config are not seen here.
@@ -247,9 +258,10 @@ var (
 	// <project>/.clinerules/hooks/; 30 s timeout, not configurable.
 	ClineClient = Client{
 		Name: "cline", Display: "Cline",
-		User:    Path{HomeDir, ".cline/hooks/PreToolUse"},
-		Project: Path{ProjectDir, ".clinerules/hooks/PreToolUse"},
-		Layout:  Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
+		ShellTool: "run_commands", // the tool @cline/core 3.0.65 defines
+		User:      Path{HomeDir, ".cline/hooks/PreToolUse"},
+		Project:   Path{ProjectDir, ".clinerules/hooks/PreToolUse"},
+		Layout:    Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
 		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
 		NoApprove: true,
 		// The one file 3.0.65 reads (@cline/shared resolveMcpSettingsPath;
@@ -263,13 +275,14 @@ var (
 	// Factory Droid 0.225.2: Claude Code's format in ~/.factory/settings.json.
 	DroidClient = Client{
 		Name: "droid", Display: "Droid",
-		User:    Path{HomeDir, ".factory/settings.json"},
-		Project: Path{ProjectDir, ".factory/settings.json"},
-		Layout:  Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
+		ShellTool: "Execute", // the tool id in Droid 0.225.2's bundle
+		User:      Path{HomeDir, ".factory/settings.json"},
+		Project:   Path{ProjectDir, ".factory/settings.json"},
+		Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
 		TimeoutUnit: time.Second, Timeout: 10,
 		NoApprove: true,
 		Skeleton:  "{}\n",
-		Syntax:    Syntax{Unverified: true},
+		Syntax:    Syntax{Comments: true, Rejected: "it ignores the whole file"},
 		// The two files 0.225.2's bundle reads (~/.factory/mcp.json, where
 		// the e2e suite configures it, and <project>/.factory/mcp.json).
 		MCPServers: []ServerList{
@@ -280,6 +293,7 @@ var (
 	// Kilo CLI 7.7.7: OpenCode's plugin API under Kilo's own dirs.
 	KiloClient = Client{
 		Name: "kilo", Display: "Kilo CLI",
+		ShellTool:      "bash", // the plugin's input.tool, as OpenCode
 		User:           Path{XDGConfigHome, "kilo/plugin/interceptor.ts"},
 		Project:        Path{ProjectDir, ".kilo/plugin/interceptor.ts"},
 		Layout:         Plugin,

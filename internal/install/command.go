@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
 // HookOptions are the hook flags passed through into the commands install
@@ -263,6 +264,11 @@ type ApproveOptions struct {
 	On      bool
 	Timeout time.Duration // approve's --timeout; 0: approve's default, left out
 	Match   string        // approve's --match; "": the server's tools
+	// Shell gates the client's shell tool (hooks.Client.ShellTool) as
+	// well, so a child's `interceptor approvals allow` waits for the
+	// supervisor too (hookfile.go: a group of its own; the plugin shim: in
+	// APPROVE_ARGS's --match).
+	Shell bool
 }
 
 // approveArgv is the approve hook's command line. match is what --match
@@ -271,6 +277,11 @@ func approveArgv(o Options, client, match string) []string {
 	argv := []string{o.Bin, "approve", "--client", client}
 	if o.Approve.Match != "" {
 		match = o.Approve.Match
+	}
+	// The plugin shim runs approve on every tool: its --match takes the
+	// shell in. Hook configs get a group of their own (hookfile.go).
+	if c, ok := hooks.FindClient(client); ok && o.Approve.Shell && c.Layout == hooks.Plugin && match != "" && c.ShellTool != "" {
+		match = "(?:" + match + ")|" + shellMatcher(c)
 	}
 	if match != "" {
 		argv = append(argv, "--match", match)

@@ -189,6 +189,9 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 		conf := ConfigReport{Scope: p.scope, Path: p.path, Hooks: []HookReport{}}
 		if c.Layout == hooks.Plugin {
 			conf.Hooks = doctorShim(&cr, p.path, string(data))
+			if shim, ok := readShim(string(data)); ok && len(shim.approveArgs) > 0 {
+				doctorShellGate(&cr, c, approveMatches(shim.approveArgs, c.ShellTool))
+			}
 			if shim, ok := readShim(string(data)); ok {
 				configured, _ := configuredServers(env, c)
 				for _, s := range shim.servers() {
@@ -276,11 +279,11 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 		if m.found.command.Sub == "approve" {
 			doctorApproveTimeout(&cr, c, m.found, m.path)
 			approveOn = true
-			shellGated = shellGated || gatesTool(m.found, c.ShellTool)
+			shellGated = shellGated || gatesTool(c, m.found, c.ShellTool)
 		}
 	}
-	if approveOn && c.ShellTool != "" && !shellGated {
-		cr.add(Warn, "approvals are on but %s's shell tool (%s) is not gated: a child agent can run `interceptor approvals allow` from its shell and decide its own requests; add an approve hook whose matcher matches %s (docs/approvals.md)", c.Display, c.ShellTool, c.ShellTool)
+	if approveOn {
+		doctorShellGate(&cr, c, shellGated)
 	}
 	if c.TrustStep != "" {
 		for i := range ours {
@@ -604,19 +607,41 @@ func age(d time.Duration) string {
 	}
 }
 
+// doctorShellGate warns, with approvals on, while a child agent's shell
+// can run `interceptor approvals allow` unasked: the client's shell tool is
+// not gated, or the client runs its shell where approve cannot answer.
+func doctorShellGate(cr *ClientReport, c *hooks.Client, gated bool) {
+	switch {
+	case c.ShellHook != "":
+		cr.add(Warn, "approvals are on but cannot gate %s's shell: it runs shell commands through its %s hook, which interceptor approve does not answer, so a child agent can run `interceptor approvals allow` from it and decide its own requests (docs/approvals.md)", c.Display, c.ShellHook)
+	case c.ShellTool != "" && !gated:
+		cr.add(Warn, "approvals are on but %s's shell tool (%s) is not gated: a child agent can run `interceptor approvals allow` from its shell and decide its own requests; reinstall with --approve --approve-shell, or add an approve hook whose matcher matches %s (docs/approvals.md)", c.Display, c.ShellTool, c.ShellTool)
+	}
+}
+
 // gatesTool reports whether an approve hook fires for tool: its matcher
-// (none: every tool) matches the name, and its --match, if any, does too.
-func gatesTool(f foundHook, tool string) bool {
+// (none: every tool) matches the name, as the client matches it, and its
+// --match, if any, does too.
+func gatesTool(c *hooks.Client, f foundHook, tool string) bool {
 	if f.matcher != nil && *f.matcher != "" && *f.matcher != "*" {
-		re, err := regexp.Compile(*f.matcher)
+		m := *f.matcher
+		if c.MatchWholeName {
+			m = "^(?:" + m + ")$"
+		}
+		re, err := regexp.Compile(m)
 		if err != nil || !re.MatchString(tool) {
 			return false
 		}
 	}
-	a := f.command.Argv
-	for i := 0; i+1 < len(a); i++ {
-		if a[i] == "--match" {
-			re, err := regexp.Compile(a[i+1])
+	return approveMatches(f.command.Argv, tool)
+}
+
+// approveMatches reports whether approve with these arguments asks about tool:
+// its --match, if any, matches the name.
+func approveMatches(args []string, tool string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--match" {
+			re, err := regexp.Compile(args[i+1])
 			return err == nil && re.MatchString(tool)
 		}
 	}
