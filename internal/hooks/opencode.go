@@ -17,16 +17,23 @@ import (
 // The reply is the set of output fields to replace: {"args": {…}} before,
 // {"content": […], "structuredContent": {…}, "_meta": {…}} after. The shim
 // applies each by mutating output in place, because OpenCode keeps its own
-// reference: a reassigned output.args never reaches the server.
+// reference: a reassigned output.args never reaches the server. For
+// deliver, the shim also sends chat.message (a turn's start; prompt.go).
 type OpenCode struct{}
 
 func (OpenCode) Name() string { return "opencode" }
 
 func (OpenCode) detect(p fields) bool {
+	if p.get("hook").Str == "chat.message" {
+		return p.get("input").IsObject() // prompt.go
+	}
 	return p.get("input").IsObject() && p.get("output").IsObject() && p.get("input.tool").Exists()
 }
 
 func (OpenCode) parse(p fields) (*Event, error) {
+	if p.get("hook").Str == "chat.message" {
+		return openCodePromptEvent(p)
+	}
 	session, err := stringField(p, "input.sessionID")
 	if err != nil {
 		return nil, err

@@ -1,6 +1,10 @@
 package hooks
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
+)
 
 // Prompt hooks: the event a client runs when a turn starts (the user's
 // prompt is in, the model not yet asked), whose reply can add context the
@@ -12,6 +16,13 @@ var PromptEvents = map[string]string{
 	"claude-code": "UserPromptSubmit",
 	"codex":       "UserPromptSubmit",
 	"gemini":      "BeforeAgent",
+	// OpenCode has no command hooks: the plugin shim runs deliver from its
+	// chat.message hook, which OpenCode 1.18.33 runs on each new user
+	// message before saving it (openCodePrompt).
+	"opencode": "chat.message",
+	// Kilo CLI is OpenCode underneath: the same shim and hook (its payloads
+	// arrive as --client opencode; install reads this entry).
+	"kilo": "chat.message",
 }
 
 // IsPromptEvent reports whether ev is its client's turn-start event.
@@ -37,6 +48,8 @@ func PromptContextReply(ev *Event, text string) ([]byte, error) {
 		return codexPromptContext(text)
 	case Gemini:
 		return geminiPromptContext(text)
+	case OpenCode:
+		return openCodePromptContext(text)
 	}
 	return nil, ErrCannotRewrite
 }
@@ -57,4 +70,27 @@ func codexPromptContext(text string) ([]byte, error) {
 // is added to the turn's prompt.
 func geminiPromptContext(text string) ([]byte, error) {
 	return reply(field{"hookSpecificOutput.hookEventName", "BeforeAgent"}, field{"hookSpecificOutput.additionalContext", text})
+}
+
+// openCodePromptEvent parses what the shim sends from OpenCode's
+// chat.message hook: {"hook": "chat.message", "input": {sessionID, agent,
+// model, messageID, variant}}. The hook's output (the new user message and
+// its parts, attachments included) stays in the shim: deliver needs only
+// the session.
+func openCodePromptEvent(p fields) (*Event, error) {
+	session, err := stringField(p, "input.sessionID")
+	if err != nil {
+		return nil, err
+	}
+	return &Event{Phase: PhaseOther, Name: "chat.message", Session: session}, nil
+}
+
+// openCodePromptContext: the parts the shim adds to the new user message
+// (it fills in their id, sessionID and messageID). OpenCode saves them with
+// the message, so the model reads them this turn and, as history, in later
+// turns; a synthetic text part is sent to the model but is not the user's
+// own text.
+func openCodePromptContext(text string) ([]byte, error) {
+	part := rawjson.AppendString([]byte(`[{"type":"text","text":`), text)
+	return reply(field{"parts", rawJSON(append(part, `,"synthetic":true}]`...))})
 }

@@ -28,7 +28,7 @@ func checkDeliver(o Options) error {
 		return nil
 	}
 	if hooks.PromptEvents[o.Client] == "" {
-		return fmt.Errorf("--deliver: %s has no turn-start hook that adds context (supported: claude-code, codex, gemini; docs/human-tools.md)", o.Client)
+		return fmt.Errorf("--deliver: %s has no turn-start hook that adds context (supported: claude-code, codex, gemini, opencode, kilo; docs/human-tools.md)", o.Client)
 	}
 	if o.Approve.On || o.Hook.Redact {
 		return fmt.Errorf("--deliver installs only the human tools' deliver hooks for --server %s; install --approve or --redact for a token server separately", o.Server)

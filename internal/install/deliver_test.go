@@ -46,7 +46,7 @@ func TestInstallDeliver(t *testing.T) {
 			t.Fatalf("%s uninstall: %+v %v", client, res, err)
 		}
 	}
-	for _, client := range []string{"opencode", "cursor"} {
+	for _, client := range []string{"cursor", "copilot"} { // opencode, kilo: opencode_test.go
 		o := opts(client, User)
 		o.Server, o.Deliver = "human", true
 		if _, err := Install(env, o); err == nil || !strings.Contains(err.Error(), "no turn-start hook") {

@@ -518,10 +518,19 @@ func doctorShim(cr *ClientReport, path, doc string) []HookReport {
 		cr.add(Warn, "%s is not the interceptor shim", path)
 		return []HookReport{}
 	}
-	servers := c.servers()
-	if len(servers) == 0 {
+	servers, delivers := c.servers(), c.deliverServers()
+	if len(servers) == 0 && len(delivers) == 0 {
 		cr.add(Info, "%s is the shim configured by environment variables (INTERCEPTOR_BIN, INTERCEPTOR_SERVER); doctor cannot check it", path)
 		return []HookReport{}
+	}
+	if len(delivers) > 0 {
+		cr.add(OK, "server(s) %s: human tools deliver (chat.message, after their tools) in the plugin shim %s", strings.Join(delivers, ", "), path)
+	}
+	if len(servers) == 0 {
+		if !binOK(c.bin) {
+			cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, c.bin)
+		}
+		return []HookReport{{Event: "chat.message, tool.execute.after", Kind: "deliver", Servers: delivers, Command: c.bin, Bin: c.bin, BinOK: binOK(c.bin)}}
 	}
 	h := HookReport{Event: "tool.execute.before/after", Kind: "plugin", Servers: servers, Command: c.bin, Bin: c.bin, BinOK: binOK(c.bin)}
 	cr.add(OK, "server(s) %s: plugin shim installed in %s", strings.Join(servers, ", "), path)

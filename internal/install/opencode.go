@@ -14,16 +14,20 @@ import (
 
 // opencode writes OpenCode's plugin shim (recipes/opencode/interceptor.ts)
 // into the plugin dir, with only its constant lines filled in: BIN, ARGS
-// (the --server names and hook options) and CAPTURE_ARGS (--redact). One
-// shim serves every server installed into the same dir.
+// (the --server names and hook options), CAPTURE_ARGS (--redact),
+// APPROVE_ARGS (--approve) and DELIVER_ARGS (--deliver: the human tools
+// servers). One shim serves every server installed into the same dir. Kilo
+// gets the same shim, its comments naming Kilo's files (kiloShim).
 type opencode struct{ c *hooks.Client }
 
 const (
-	shimHeader      = "// interceptor plugin shim for OpenCode."
+	// shimHeader starts every shim install writes: "OpenCode." or Kilo's.
+	shimHeader      = "// interceptor plugin shim for "
 	shimBin         = "const BIN: string ="
 	shimArgs        = "const ARGS: string[] ="
 	shimCaptureArgs = "const CAPTURE_ARGS: string[] ="
 	shimApproveArgs = "const APPROVE_ARGS: string[] ="
+	shimDeliverArgs = "const DELIVER_ARGS: string[] ="
 )
 
 func (o opencode) path(env Env, scope Scope) string { return env.configPath(o.c, scope) }
@@ -34,29 +38,48 @@ type shimConfig struct {
 	args        []string // --server NAME pairs first, then the options
 	captureArgs []string
 	approveArgs []string // approve's flags; non-empty turns approvals on
+	deliverArgs []string // --server NAME pairs of the human tools servers, then deliver's options
 }
 
-func (c shimConfig) servers() []string {
+func (c shimConfig) servers() []string { return serverArgs(c.args) }
+
+// deliverServers are the human tools servers the shim runs deliver for.
+func (c shimConfig) deliverServers() []string { return serverArgs(c.deliverArgs) }
+
+func serverArgs(args []string) []string {
 	var out []string
-	for i := 0; i+1 < len(c.args); i++ {
-		if c.args[i] == "--server" {
-			out = append(out, c.args[i+1])
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--server" {
+			out = append(out, args[i+1])
 			i++
 		}
 	}
 	return out
 }
 
-func (c shimConfig) options() []string {
+func (c shimConfig) options() []string { return optionArgs(c.args) }
+
+// optionArgs are args without their --server pairs.
+func optionArgs(args []string) []string {
 	var out []string
-	for i := 0; i < len(c.args); i++ {
-		if c.args[i] == "--server" && i+1 < len(c.args) {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--server" && i+1 < len(args) {
 			i++
 			continue
 		}
-		out = append(out, c.args[i])
+		out = append(out, args[i])
 	}
 	return out
+}
+
+// withServers is --server NAME for each of servers, then options; never nil
+// (the shim's line reads []).
+func withServers(servers, options []string) []string {
+	out := []string{}
+	for _, s := range servers {
+		out = append(out, "--server", s)
+	}
+	return append(out, options...)
 }
 
 func tsString(s string) string { return jsonString(s) }
@@ -69,9 +92,17 @@ func tsArray(vals []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-// renderShim fills the constant lines of the shim template.
-func renderShim(c shimConfig) (string, error) {
-	lines := strings.SplitAfter(recipes.OpenCodeShim, "\n")
+// renderShim fills the constant lines of the shim template, written for
+// client (OpenCode or Kilo).
+func renderShim(client *hooks.Client, c shimConfig) (string, error) {
+	tmpl := recipes.OpenCodeShim
+	if client.Name != hooks.OpenCodeClient.Name {
+		var err error
+		if tmpl, err = kiloShim(client); err != nil {
+			return "", err
+		}
+	}
+	lines := strings.SplitAfter(tmpl, "\n")
 	found := 0
 	for i, l := range lines {
 		nl := ""
@@ -87,15 +118,47 @@ func renderShim(c shimConfig) (string, error) {
 			lines[i] = shimCaptureArgs + " " + tsArray(c.captureArgs) + nl
 		case strings.HasPrefix(l, shimApproveArgs):
 			lines[i] = shimApproveArgs + " " + tsArray(c.approveArgs) + nl
+		case strings.HasPrefix(l, shimDeliverArgs):
+			lines[i] = shimDeliverArgs + " " + tsArray(c.deliverArgs) + nl
 		default:
 			continue
 		}
 		found++
 	}
-	if found != 4 {
-		return "", errors.New("the embedded OpenCode shim lacks its BIN/ARGS/CAPTURE_ARGS/APPROVE_ARGS lines")
+	if found != 5 {
+		return "", errors.New("the embedded OpenCode shim lacks its BIN/ARGS/CAPTURE_ARGS/APPROVE_ARGS/DELIVER_ARGS lines")
 	}
 	return strings.Join(lines, ""), nil
+}
+
+// kiloShim is the shim template with its comments naming client's files
+// instead of OpenCode's: the header, the config file (opencode.json; each
+// client's is named after it) and the plugin dirs. The code, --client
+// opencode included, stays: the plugin API and payloads are OpenCode's.
+func kiloShim(client *hooks.Client) (string, error) {
+	oc := hooks.OpenCodeClient
+	tmpl := recipes.OpenCodeShim
+	for _, r := range []struct{ from, to string }{
+		{shimHeader + oc.Display + ".\n", shimHeader + client.Display + ", which is OpenCode underneath: the same plugin\n// API and payloads, so it runs interceptor with --client opencode.\n"},
+		{oc.Name + ".json", client.Name + ".json"},
+		{oc.Project.Rel, client.Project.Rel},
+		{"~/.config/" + oc.User.Rel, "~/.config/" + client.User.Rel},
+	} {
+		// Only comment lines: code keeps OpenCode's names.
+		n := 0
+		lines := strings.SplitAfter(tmpl, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "//") && strings.Contains(l, r.from) {
+				lines[i] = strings.ReplaceAll(l, r.from, r.to)
+				n++
+			}
+		}
+		if n == 0 {
+			return "", fmt.Errorf("the embedded OpenCode shim has no comment naming %q to write %s's name into", r.from, client.Display)
+		}
+		tmpl = strings.Join(lines, "")
+	}
+	return tmpl, nil
 }
 
 // readShim reads the constants of a shim install wrote. ok is false for a
@@ -115,15 +178,20 @@ func readShim(doc string) (c shimConfig, ok bool) {
 			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, shimCaptureArgs))), &c.captureArgs)
 		case strings.HasPrefix(l, shimApproveArgs):
 			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, shimApproveArgs))), &c.approveArgs)
+		case strings.HasPrefix(l, shimDeliverArgs):
+			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, shimDeliverArgs))), &c.deliverArgs)
 		}
 	}
 	return c, true
 }
 
 func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+	if o.Deliver {
+		return oc.mergeDeliver(path, doc, o)
+	}
 	var notes []string
 	var servers, notServers []string
-	approveArgs := []string{}
+	approveArgs, deliverArgs := []string{}, []string{}
 	given := o.Hook
 	given.NotServers = nil
 	if doc != nil {
@@ -134,6 +202,9 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 		servers = old.servers()
 		if old.approveArgs != nil {
 			approveArgs = old.approveArgs
+		}
+		if old.deliverArgs != nil {
+			deliverArgs = old.deliverArgs
 		}
 		var options []string
 		options, notServers = splitNotServers(old.options())
@@ -180,7 +251,42 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 	} else if len(approveArgs) > 0 {
 		notes = append(notes, "the shim runs approve (APPROVE_ARGS); it stays: uninstall to remove it")
 	}
-	out, err := renderShim(c)
+	c.deliverArgs = deliverArgs
+	out, err := renderShim(oc.c, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []byte(out), notes, nil
+}
+
+// mergeDeliver adds a human tools server to the shim's DELIVER_ARGS (install
+// --deliver): the shim then runs deliver when a user message starts a turn
+// and after that server's tools. The token servers' lines stay as they are.
+func (oc opencode) mergeDeliver(path string, doc []byte, o Options) ([]byte, []string, error) {
+	var notes []string
+	c := shimConfig{args: []string{}, captureArgs: []string{}, approveArgs: []string{}}
+	if doc != nil {
+		old, ok := readShim(string(doc))
+		if !ok {
+			return nil, nil, fmt.Errorf("%s exists and is not the interceptor shim; move it away or pick another scope", path)
+		}
+		c = old
+		for _, p := range []*[]string{&c.args, &c.captureArgs, &c.approveArgs} {
+			if *p == nil {
+				*p = []string{}
+			}
+		}
+	}
+	c.bin = o.Bin
+	servers, options := c.deliverServers(), stateDirArgs(o.Hook)
+	if old := optionArgs(c.deliverArgs); len(servers) > 0 && !slices.Contains(servers, o.Server) && !slices.Equal(old, options) {
+		notes = append(notes, fmt.Sprintf("the shim delivers for %s too; the state dir given now applies to every human tools server it serves", strings.Join(servers, ", ")))
+	}
+	if !slices.Contains(servers, o.Server) {
+		servers = append(servers, o.Server)
+	}
+	c.deliverArgs = withServers(servers, options)
+	out, err := renderShim(oc.c, c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -200,38 +306,47 @@ func splitNotServers(args []string) (rest, not []string) {
 	return rest, not
 }
 
-func (opencode) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+func (oc opencode) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
 	old, ok := readShim(string(doc))
 	if !ok {
 		return nil, fmt.Errorf("%s is not the interceptor shim; leaving it alone", path)
 	}
-	servers := old.servers()
-	if !slices.Contains(servers, server) {
+	servers, delivers := old.servers(), old.deliverServers()
+	if !slices.Contains(servers, server) && !slices.Contains(delivers, server) {
 		return doc, nil
 	}
-	rest := slices.DeleteFunc(slices.Clone(servers), func(s string) bool { return s == server })
-	if len(rest) == 0 {
+	isServer := func(s string) bool { return s == server }
+	rest := slices.DeleteFunc(slices.Clone(servers), isServer)
+	restDeliver := slices.DeleteFunc(slices.Clone(delivers), isServer)
+	if len(rest) == 0 && len(restDeliver) == 0 {
 		if created {
 			return nil, nil
 		}
-		// A shim was there before install (a copy of the recipe): put it back.
+		// A shim was there before install (a copy of the recipe): put it
+		// back. A backup that serves servers is install's own earlier
+		// output (taken when a second server joined), not the user's.
 		if b, err := readFileIfExists(path + BackupSuffix); err == nil && b != nil {
-			return b, nil
+			if bc, ok := readShim(string(b)); !ok || len(bc.servers())+len(bc.deliverServers()) == 0 {
+				return b, nil
+			}
 		}
 		return nil, nil
 	}
-	c := shimConfig{bin: old.bin, captureArgs: old.captureArgs, approveArgs: old.approveArgs}
-	for _, s := range rest {
-		c.args = append(c.args, "--server", s)
+	c := shimConfig{bin: old.bin, args: []string{}, captureArgs: []string{}, approveArgs: []string{}, deliverArgs: []string{}}
+	if len(rest) > 0 {
+		// The token servers' options and approvals go with the last of them.
+		c.args = withServers(rest, old.options())
+		if old.captureArgs != nil {
+			c.captureArgs = old.captureArgs
+		}
+		if old.approveArgs != nil {
+			c.approveArgs = old.approveArgs
+		}
 	}
-	c.args = append(c.args, old.options()...)
-	if c.captureArgs == nil {
-		c.captureArgs = []string{}
+	if len(restDeliver) > 0 {
+		c.deliverArgs = withServers(restDeliver, optionArgs(old.deliverArgs))
 	}
-	if c.approveArgs == nil {
-		c.approveArgs = []string{}
-	}
-	out, err := renderShim(c)
+	out, err := renderShim(oc.c, c)
 	return []byte(out), err
 }
 

@@ -2,7 +2,8 @@
 //
 // OpenCode has no command hooks, so this plugin pipes each tool call's
 // tool.execute.before / tool.execute.after arguments to the interceptor binary
-// as one JSON object {input, output}, and applies the binary's reply.
+// as one JSON object {input, output}, and applies the binary's reply. With
+// deliver on (below) it also runs `interceptor deliver` at each user message.
 //
 // Reply protocol (the binary prints nothing when there is nothing to do):
 //   before: {"args": {...}}                 the complete new tool arguments
@@ -20,12 +21,23 @@
 //   INTERCEPTOR_STATE_DIR, INTERCEPTOR_ARG, INTERCEPTOR_SKIP_TOOL, ... as for the CLI
 //   INTERCEPTOR_APPROVE=1 hold every tool call for a supervisor (interceptor approve,
 //                        docs/approvals.md); INTERCEPTOR_MATCH, INTERCEPTOR_TIMEOUT, ... as for the CLI
+//   INTERCEPTOR_DELIVER  the human tools server's name in opencode.json (comma-separated for
+//                        several): deliver a person's answers to parked calls (docs/human-tools.md)
 //
 // Approvals: before inject, `approve` may answer {"deny": "reason"} (this
 // plugin then throws an Error with that reason, so OpenCode does not run the
 // tool and the model reads why) or {"args": {...}} (new arguments). It fails
 // closed: if approve cannot be run or its reply cannot be read, the call is
 // refused.
+//
+// Human tools (docs/human-tools.md): a parked call's answer reaches the model
+// at the start of the next turn. chat.message runs `deliver` with
+// {"hook": "chat.message", "input": {...}} when a user message comes in; its
+// reply {"parts": [{"type": "text", "text": ..., "synthetic": true}]} is added
+// to that message (OpenCode saves it with the message, so it is history after
+// this turn, and deliver hands each answer out once). After a tool of a human
+// tools server, `deliver` gets {input, output} and ties the parked call to the
+// session (the MCP server does not know OpenCode's session).
 //
 // Install: copy to .opencode/plugin/interceptor.ts (project) or
 // ~/.config/opencode/plugin/interceptor.ts (user).
@@ -38,6 +50,10 @@ const CAPTURE_ARGS: string[] = ["--redact"]
 // Arguments for approve; non-empty (or INTERCEPTOR_APPROVE=1) turns approvals on,
 // e.g. ["--match", "^wf_", "--timeout", "5m"].
 const APPROVE_ARGS: string[] = []
+// Arguments for deliver: the human tools servers, then deliver's options, e.g.
+// ["--server", "human", "--state-dir", "/path"]. A --server here (or
+// INTERCEPTOR_DELIVER) turns delivery on.
+const DELIVER_ARGS: string[] = []
 
 function approveOn(): boolean {
   return APPROVE_ARGS.length > 0 || process.env.INTERCEPTOR_APPROVE === "1"
@@ -46,26 +62,34 @@ function approveOn(): boolean {
 // Tools whose names cannot belong to a configured server skip the process
 // spawn entirely (OpenCode names MCP tools <server>_<tool>, with characters
 // other than letters, digits, '_' and '-' in the server name turned into '_').
-function servers(): string[] {
+function servers(args: string[], envName: string): string[] {
   const fromArgs: string[] = []
-  for (let i = 0; i < ARGS.length - 1; i++) if (ARGS[i] === "--server") fromArgs.push(ARGS[i + 1])
-  const fromEnv = (process.env.INTERCEPTOR_SERVER ?? "").split(",").map((s) => s.trim()).filter(Boolean)
+  for (let i = 0; i < args.length - 1; i++) if (args[i] === "--server") fromArgs.push(args[i + 1])
+  const fromEnv = (process.env[envName] ?? "").split(",").map((s) => s.trim()).filter(Boolean)
   return [...fromArgs, ...fromEnv].map((s) => s.replace(/[^A-Za-z0-9_-]/g, "_"))
 }
 
 function mayConcern(tool: unknown): boolean {
-  const names = servers()
-  if (names.length === 0) return true // let the binary decide (and report a missing --server)
+  const names = servers(ARGS, "INTERCEPTOR_SERVER")
+  // With no token server, a shim that only delivers skips inject and
+  // capture; otherwise the binary decides (and reports the missing --server).
+  if (names.length === 0) return deliverServers().length === 0
   return typeof tool === "string" && names.some((s) => tool.startsWith(s + "_"))
 }
 
-type Cmd = "inject" | "capture" | "approve"
+function deliverServers(): string[] {
+  return servers(DELIVER_ARGS, "INTERCEPTOR_DELIVER")
+}
 
-async function call(cmd: Cmd, input: any, output: any): Promise<Record<string, unknown> | null> {
-  const extra = cmd === "approve" ? APPROVE_ARGS : [...ARGS, ...(cmd === "capture" ? CAPTURE_ARGS : [])]
+type Cmd = "inject" | "capture" | "approve" | "deliver"
+
+// call runs the binary with payload ({input, output} of a tool hook) on
+// stdin and returns its reply.
+async function call(cmd: Cmd, payload: unknown): Promise<Record<string, unknown> | null> {
+  const extra = cmd === "approve" ? APPROVE_ARGS : cmd === "deliver" ? DELIVER_ARGS : [...ARGS, ...(cmd === "capture" ? CAPTURE_ARGS : [])]
   const argv = [BIN, cmd, "--client", "opencode", ...extra]
   const proc = Bun.spawn(argv, {
-    stdin: new Blob([JSON.stringify({ input, output })]),
+    stdin: new Blob([JSON.stringify(payload)]),
     stdout: "pipe",
     stderr: "pipe",
   })
@@ -99,7 +123,7 @@ async function run(cmd: "inject" | "capture", input: any, output: any): Promise<
   if (!mayConcern(input?.tool)) return
   let reply: Record<string, unknown> | null = null
   try {
-    reply = await call(cmd, input, output)
+    reply = await call(cmd, { input, output })
   } catch (e) {
     // Never break the tool call: without a reply it runs unchanged.
     console.error(`interceptor: ${cmd}: ${e instanceof Error ? e.message : String(e)}`)
@@ -116,7 +140,7 @@ async function run(cmd: "inject" | "capture", input: any, output: any): Promise<
 async function approve(input: any, output: any): Promise<void> {
   let reply: Record<string, unknown> | null
   try {
-    reply = await call("approve", input, output)
+    reply = await call("approve", { input, output })
   } catch (e) {
     throw new Error(`interceptor approve failed, so the call is denied: ${e instanceof Error ? e.message : String(e)}`)
   }
@@ -124,10 +148,65 @@ async function approve(input: any, output: any): Promise<void> {
   if (reply && reply.args !== undefined) output.args = patch(output.args, reply.args)
 }
 
+// partID is a new part id in OpenCode's form: "prt_", 12 hex digits of
+// (milliseconds * 4096 + a counter), 14 random base-62 characters. The
+// counter's highest value sorts it after the parts OpenCode made for the
+// message before.
+function partID(): string {
+  const t = (BigInt(Date.now()) * 4096n + 4095n) & 0xffffffffffffn
+  const chars = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+  let rnd = ""
+  for (let i = 0; i < 14; i++) rnd += chars[Math.floor(Math.random() * chars.length)]
+  return "prt_" + t.toString(16).padStart(12, "0") + rnd
+}
+
+// deliverAnswers adds the answers a person gave to the session's parked
+// calls to the new user message, as text parts the model reads this turn.
+async function deliverAnswers(input: any, output: any): Promise<void> {
+  if (deliverServers().length === 0) return
+  const message = output?.message
+  if (typeof message?.id !== "string" || !Array.isArray(output?.parts)) {
+    // Without a message to add them to, the answers stay queued.
+    console.error("interceptor: deliver: chat.message without output.message.id and output.parts; answers not delivered")
+    return
+  }
+  let reply: Record<string, unknown> | null
+  try {
+    // The hook's output holds the whole new message, attachments included:
+    // deliver needs only the session.
+    reply = await call("deliver", { hook: "chat.message", input })
+  } catch (e) {
+    console.error(`interceptor: deliver: ${e instanceof Error ? e.message : String(e)}`)
+    return
+  }
+  if (!reply || !Array.isArray(reply.parts)) return
+  for (const p of reply.parts) {
+    if (p?.type !== "text" || typeof p.text !== "string") continue
+    output.parts.push({ ...p, id: partID(), sessionID: message.sessionID ?? input?.sessionID, messageID: message.id })
+  }
+}
+
+// bindParked runs deliver after a human tools server's tool: a parked
+// call's result names its request, which deliver ties to the session.
+async function bindParked(input: any, output: any): Promise<void> {
+  const names = deliverServers()
+  const tool = input?.tool
+  if (typeof tool !== "string" || !names.some((s) => tool.startsWith(s + "_"))) return
+  try {
+    await call("deliver", { input, output })
+  } catch (e) {
+    console.error(`interceptor: deliver: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
 export const Interceptor = async () => ({
   "tool.execute.before": async (input: any, output: any) => {
     if (approveOn()) await approve(input, output)
     return run("inject", input, output)
   },
-  "tool.execute.after": async (input: any, output: any) => run("capture", input, output),
+  "tool.execute.after": async (input: any, output: any) => {
+    await bindParked(input, output)
+    return run("capture", input, output)
+  },
+  "chat.message": async (input: any, output: any) => deliverAnswers(input, output),
 })
