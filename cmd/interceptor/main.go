@@ -1,6 +1,3 @@
-// Command interceptor sits in the tool-call path of AI coding agents and owns
-// the session token of token-authenticated MCP servers, so the model never
-// has to type it. See README.md.
 package main
 
 import (

@@ -1,22 +1,3 @@
-// Package children runs child agents of any client (Claude Code, Codex CLI,
-// Gemini CLI, OpenCode) headless for a parent: a person at the CLI or a
-// parent agent through `interceptor mcp --role supervisor`.
-//
-// Layout under <state dir>/children/ (dirs 0700, files 0600, never symlinks):
-//
-//	.lock                   serializes creating children (unique names)
-//	<child id>/child.json   the child: client, working dir, model, env, the
-//	                        client's own session id (for resume), chat count
-//	<child id>/.lock        serializes changes of child.json
-//	<child id>/chat-<n>/    one chat (n from 1): prompt.json (what to run),
-//	                        events.jsonl (the event log), runner.json (pids),
-//	                        runner.lock (held by the runner while it lives),
-//	                        runner.log (the runner's and the client's stderr)
-//
-// A chat is owned by a detached runner process (`interceptor children
-// runner`), never by the process that started it: a supervisor can exit and
-// come back, and every event is still in the log. Readers take no lock and
-// wake on the chat dir's changes.
 package children
 
 import (

@@ -1,7 +1,3 @@
-// Package hooks turns each client's hook payload into one normalized Event and
-// renders replies back in that client's own format. Each client lives in one
-// file (claude.go, codex.go, gemini.go, opencode.go, cursor.go, copilot.go,
-// cline.go, droid.go); nothing client-specific leaks past this package.
 package hooks
 
 import (

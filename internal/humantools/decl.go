@@ -1,10 +1,3 @@
-// Package humantools serves tools the model calls and a person answers:
-// each call becomes an input request in the approval queue
-// (internal/approvals), which a person answers from the CLI or a parent
-// agent over MCP. A held tool's call waits for the answer; a parked tool's
-// call returns at once and the answer reaches the model at the start of the
-// session's next turn, exactly once (Deliver, run by the client's prompt
-// hook `interceptor deliver`, or prepended to a child chat's next prompt).
 package humantools
 
 import (

@@ -1,22 +1,3 @@
-// Package install wires interceptor into the AI coding clients' own config
-// files, as internal/hooks describes each client (hooks.Client): it merges
-// the hooks into their JSON hook configs, writes OpenCode's plugin shim, takes
-// them out again, and checks what is installed (doctor).
-//
-// Edits are surgical: the user's bytes outside the edit, comments included,
-// never change, running install twice changes nothing, uninstall takes out
-// exactly what install added. Before the first change to an existing file a
-// copy is kept next to it (FILE.interceptor-backup); each run holds a lock
-// beside the file from read to write, and every write goes to a temp file in
-// the same dir, renamed over the old one with the old mode.
-//
-// The files: install.go (Install, Uninstall, config files, locking),
-// hookfile.go (a client's JSON hook config), jsonedit.go (the editor, on
-// hujson's syntax tree), groups.go (finding, merging and removing hooks),
-// command.go (the hook command lines), opencode.go (the shim), cline.go
-// (Cline's hook scripts), mcpservers.go (the MCP servers a client has
-// configured), doctor.go (the checks), codextrust*.go (Codex's trust
-// records in config.toml).
 package install
 
 import (

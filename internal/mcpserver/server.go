@@ -1,12 +1,3 @@
-// Package mcpserver is a minimal stdio MCP server: newline-delimited
-// JSON-RPC 2.0 on stdin/stdout with initialize, notifications/initialized,
-// ping, tools/list and tools/call (and notifications/cancelled). It is
-// written by hand on gjson/sjson because the MCP Go SDK must not be linked
-// into the hook binary (its package initialization alone costs every hook
-// process about 1.4 ms).
-//
-// Tool calls run concurrently (a supervisor's long-polling pending must not
-// hold up a ping or a respond); replies are written one per line, whole.
 package mcpserver
 
 import (

@@ -1,17 +1,3 @@
-// Package proxy is proxy mode: interceptor runs as the client's MCP server,
-// relays every JSON-RPC message to the real server (a child process over
-// stdio, or a Streamable HTTP endpoint) and owns the session tokens on the
-// way: it removes the token argument from the tool schemas the client lists,
-// puts tokens into tool calls (the latest, or the one a stand-in names), takes
-// the new token out of each tool result, and shows every token of the session
-// as its stand-in in whatever the server sends the client.
-//
-// Messages are relayed as raw bytes. tools/list results, tools/call requests
-// and tools/call results are looked into and edited; other messages from the
-// server only have held tokens replaced. Every byte not edited passes through
-// exactly as it came. Messages too deep or too large to parse safely are
-// answered with JSON-RPC errors instead of relayed. The token logic itself is
-// internal/token's, shared with hook mode.
 package proxy
 
 import (

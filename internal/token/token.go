@@ -1,10 +1,3 @@
-// Package token holds the token logic shared by hook mode and proxy mode:
-// validating a token, finding it in a tool result, injecting it into tool
-// arguments and redacting it from what the model reads.
-//
-// Everything works on raw JSON bytes through gjson (read) and sjson (edit),
-// so bytes we do not touch survive exactly: key order, number spelling and
-// unknown fields.
 package token
 
 import (

@@ -1,0 +1,36 @@
+// Package children runs child agents of any client (Claude Code, Codex CLI,
+// Gemini CLI, OpenCode) headless for a parent: a person at the CLI or a
+// parent agent through `interceptor mcp --role supervisor`.
+//
+// Layout under <state dir>/children/ (dirs 0700, files 0600, never symlinks):
+//
+//	.lock                   serializes creating children (unique names)
+//	<child id>/child.json   the child: client, working dir, model, env, the
+//	                        client's own session id (for resume), chat count
+//	<child id>/.lock        serializes changes of child.json
+//	<child id>/chat-<n>/    one chat (n from 1): prompt.json (what to run),
+//	                        events.jsonl (the event log), runner.json (pids),
+//	                        runner.lock (held by the runner while it lives),
+//	                        runner.log (the runner's and the client's stderr)
+//
+// A chat is owned by a detached runner process (`interceptor children
+// runner`), never by the process that started it: a supervisor can exit and
+// come back, and every event is still in the log. Readers take no lock and
+// wake on the chat dir's changes.
+//
+// The files:
+//
+//   - store.go is the children (Store, Child: Create, Get, List);
+//     chat.go a chat and its event log; runner.go starts a chat's runner,
+//     runs the client and cancels it; poll.go waits on a chat's events and
+//     its pending approvals for a parent.
+//   - client.go is what a client must provide (Client: its command line and
+//     a Normalizer of its output into events); claude.go, codex.go,
+//     gemini.go and opencode.go are the four.
+//   - approveroute.go refuses a hook client child whose approve hook is not
+//     installed where its client reads it; humantools.go hands a child's
+//     next chat the answers to its parked human tool calls.
+//   - view.go shows events and approvals to a parent with stand-ins for
+//     tokens and visible control characters.
+//   - proc_*.go are process groups and liveness (Unix; /proc on Linux).
+package children

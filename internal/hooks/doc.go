@@ -1,0 +1,32 @@
+// Package hooks turns each client's hook payload into one normalized Event,
+// renders replies back in that client's own format, and describes the
+// clients for the hooks, install and doctor alike.
+//
+// The files:
+//
+//   - clients.go is the one home of client facts (Client): the hook config
+//     per scope, events, timeout unit and default, what the client can
+//     rewrite, what its config parser accepts, where it lists MCP servers,
+//     its shell tool; each with where it was learned (the version run, or
+//     the client's documentation).
+//   - names.go is how each client spells an MCP server's tools in the names
+//     its hooks receive (ToolPrefix); testdata/names/observed.json keeps
+//     what the real clients sent.
+//   - event.go holds Event, the Adapter every client implements, and Parse,
+//     which bounds a payload and detects its client.
+//   - One file per client adapter: claude.go, codex.go, gemini.go,
+//     opencode.go (Kilo CLI's shim runs it too), cursor.go, copilot.go,
+//     cline.go, droid.go.
+//   - mcp.go reads and redacts an MCP tool result in the shapes the clients
+//     pass it on; json.go builds replies from raw JSON.
+//   - decision.go is a supervisor's Decision on a pre-tool call; deny.go the
+//     deny of a payload that could not be read (the approve hook).
+//   - permit.go is Claude Code's --permission-prompt-tool: its session
+//     variable and the reply the MCP permit tool gives.
+//   - prompt.go is the turn-start events whose reply adds context (interceptor
+//     deliver).
+//
+// Not every client fact lives here yet: internal/children starts the
+// clients headless with its own runners, and internal/install's
+// humantimeout.go knows where Codex and Gemini CLI keep an MCP tool timeout.
+package hooks

@@ -1,0 +1,31 @@
+// Package install wires interceptor into the AI coding clients' own config
+// files, as internal/hooks describes each client (hooks.Client): it merges
+// the hooks into their JSON hook configs, writes the OpenCode and Kilo
+// plugin shim and Cline's hook scripts, takes them out again, and checks
+// what is installed (doctor).
+//
+// Edits are surgical: the user's bytes outside the edit, comments included,
+// never change, running install twice changes nothing, uninstall takes out
+// exactly what install added. A file in a syntax the client is not known to
+// read (comments, a trailing comma: hooks.Syntax) is refused, not edited. Before
+// the first change to an existing file a copy is kept next to it
+// (FILE.interceptor-backup); each run holds a lock beside the file from
+// read to write, and every write goes to a temp file in the same dir,
+// renamed over the old one with the old mode.
+//
+// The files:
+//
+//   - install.go: Install, Uninstall, finding, locking and writing config
+//     files, the --dry-run diff.
+//   - hookfile.go: a client's JSON hook config; jsonedit.go: the editor, on
+//     hujson's syntax tree; groups.go: finding, merging and removing hooks;
+//     command.go: the hook command lines.
+//   - opencode.go: the plugin shim; cline.go: Cline's hook scripts.
+//   - deliver.go: the human tools server's deliver hooks (--deliver).
+//   - codextrust.go: Codex's trust hash of a hook and the trust records in
+//     its config.toml; codextrust_install.go: --trust, which writes them.
+//   - doctor.go: the checks; mcpservers.go: the MCP servers a client has
+//     configured; humantimeout.go: whether a held human tool returns before
+//     the client's MCP tool timeout; approveroute.go: the approve hooks a
+//     headless child's calls would reach.
+package install
