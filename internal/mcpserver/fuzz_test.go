@@ -22,12 +22,20 @@ func FuzzReadLine(f *testing.F) {
 	f.Add([]byte("{\"id\":1,\"method\":\"ping\"}\n\n  \r\n{\"id\":2}\r\n"), uint8(64), false)
 	f.Add([]byte("{\"method\":\"tools/call\",\"params\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"id\":\"x\"}\n ok \n"), uint8(20), true)
 	f.Add([]byte("last line without ending"), uint8(30), false)
+	f.Add([]byte("{\"id\":0\n"), uint8(4), true) // the newline ends the id
 	f.Add([]byte("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]\r"), uint8(8), true)
 	f.Fuzz(func(t *testing.T, in []byte, max uint8, oneByte bool) {
 		limit := int(max) + 1
-		var want [][]byte // each non-blank line, trimmed, or whole when over max
-		for _, l := range bytes.Split(in, []byte("\n")) {
-			if len(l) > limit {
+		// Each non-blank line, trimmed, or when over max whole, with its
+		// newline (which ends a scalar value for the head).
+		var want [][]byte
+		for rest := in; len(rest) > 0; {
+			l := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				l = rest[:i+1]
+			}
+			rest = rest[len(l):]
+			if len(bytes.TrimSuffix(l, []byte("\n"))) > limit {
 				want = append(want, l)
 			} else if l = trimSpace(l); len(l) > 0 {
 				want = append(want, l)
@@ -61,7 +69,7 @@ func FuzzReadLine(f *testing.F) {
 			case over != nil:
 				var whole rawjson.Head
 				whole.Write(w)
-				if len(w) <= limit || over.ID != whole.ID || over.Method != whole.Method || over.Object != whole.Object || over.Depth != whole.Depth {
+				if len(bytes.TrimSuffix(w, []byte("\n"))) <= limit || over.ID != whole.ID || over.Method != whole.Method || over.Object != whole.Object || over.Depth != whole.Depth {
 					t.Fatalf("line %d %q (max %d): head %+v, want one of a line over max like %+v", i, w, limit, *over, whole)
 				}
 			}
