@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -142,16 +143,83 @@ var namesClients = []namesClient{
 		}
 		sc.write(filepath.Join(sc.proj, "opencode.json"), opencodeConfig(sc, mcp))
 		// The plugin writes what a pre-tool hook of the other clients gets.
-		sc.write(filepath.Join(sc.proj, ".opencode", "plugin", "lognames.js"), `import { appendFileSync } from "node:fs";
+		sc.write(filepath.Join(sc.proj, ".opencode", "plugin", "lognames.js"), logNamesPlugin)
+		return nil
+	}},
+}
+
+// namesClients2 are the clients of issue 16, configured the same way: a
+// logging pre-tool hook and the probe servers where each client reads them.
+var namesClients2 = []namesClient{
+	{"copilot", copilotVersion, copilotCLI.client, nil, func(sc *scenario, servers map[string][]string) []string {
+		mcp := map[string]any{}
+		for name, argv := range servers {
+			mcp[name] = map[string]any{"type": "local", "command": argv[0], "args": argv[1:], "tools": []string{"*"}}
+		}
+		sc.write(sc.path("copilot-mcp.json"), mustJSON(map[string]any{"mcpServers": mcp}))
+		sc.write(filepath.Join(sc.home, ".copilot", "hooks", "log.json"), mustJSON(map[string]any{"version": 1,
+			"hooks": map[string]any{"preToolUse": []any{logHookGroup(sc, 10)}}}))
+		return nil
+	}},
+	{"cline", clineVersion, clineCLI.client, nil, func(sc *scenario, servers map[string][]string) []string {
+		mcp := map[string]any{}
+		for name, argv := range servers {
+			mcp[name] = map[string]any{"command": argv[0], "args": argv[1:], "disabled": false}
+		}
+		sc.write(filepath.Join(sc.home, ".cline", "data", "settings", "cline_mcp_settings.json"), mustJSON(map[string]any{"mcpServers": mcp}))
+		clineAuth(sc)
+		hook := filepath.Join(sc.home, ".cline", "hooks", "PreToolUse")
+		sc.write(hook, "#!/bin/sh\nexec "+shellQuote(filepath.Join(bins.repo, "e2e", "testdata", "loghook.sh"))+"\n")
+		if err := os.Chmod(hook, 0o755); err != nil {
+			sc.t.Fatal(err)
+		}
+		return nil
+	}},
+	{"droid", droidVersion, droidCLI.client, nil, func(sc *scenario, servers map[string][]string) []string {
+		mcp := map[string]any{}
+		for name, argv := range servers {
+			mcp[name] = map[string]any{"type": "stdio", "command": argv[0], "args": argv[1:]}
+		}
+		sc.write(filepath.Join(sc.home, ".factory", "mcp.json"), mustJSON(map[string]any{"mcpServers": mcp}))
+		sc.write(filepath.Join(sc.home, ".factory", "settings.json"), mustJSON(map[string]any{
+			"customModels": []any{map[string]any{"model": "e2e-model", "displayName": "e2e-model", "provider": "generic-chat-completion-api",
+				"baseUrl": sc.baseURL + "/v1", "apiKey": "e2e-dummy-key", "maxOutputTokens": 4096}},
+			"hooks": map[string]any{"PreToolUse": []any{logHookGroup(sc, 10)}},
+		}))
+		return nil
+	}},
+	{"kilo", kiloVersion, kiloCLI.client, nil, func(sc *scenario, servers map[string][]string) []string {
+		kiloPluginDirs(sc)
+		mcp := map[string]any{}
+		for name, argv := range servers {
+			mcp[name] = map[string]any{"type": "local", "command": argv, "enabled": true}
+		}
+		sc.write(filepath.Join(sc.proj, "kilo.json"), opencodeConfig(sc, mcp))
+		sc.write(filepath.Join(sc.proj, ".kilo", "plugin", "lognames.js"), logNamesPlugin)
+		return nil
+	}},
+}
+
+// logNamesPlugin is an OpenCode (and Kilo) plugin that writes what a
+// pre-tool hook of the other clients gets.
+const logNamesPlugin = `import { appendFileSync } from "node:fs";
 export const LogNames = async () => ({
   "tool.execute.before": async (input, output) => {
     const p = { hook_event_name: "tool.execute.before", tool_name: input.tool, tool_input: output.args };
-    appendFileSync(process.env.LOGHOOK_FILE, "### opencode plugin\n" + JSON.stringify(p) + "\n");
+    appendFileSync(process.env.LOGHOOK_FILE, "### plugin\n" + JSON.stringify(p) + "\n");
   },
 });
-`)
-		return nil
-	}},
+`
+
+// clineAuth points Cline at the fake model as an OpenAI-compatible
+// provider, and ends the hub daemon that may leave running.
+func clineAuth(sc *scenario) {
+	cmd := exec.Command(client2Bin(sc.t, "cline"), "auth", "-p", "openai", "-k", "e2e-dummy-key", "-b", sc.baseURL+"/v1", "-m", "e2e-model")
+	cmd.Env, cmd.Dir = sc.baseEnv(), sc.proj
+	if out, err := runWithTimeout(cmd, 2*time.Minute); err != nil {
+		sc.t.Fatalf("cline auth: %v\n%s", err, tail(string(out), 20))
+	}
+	killLeftovers(sc.t, sc)
 }
 
 // logHookGroup is a hook group running e2e/testdata/loghook.sh for every
@@ -334,16 +402,47 @@ type hookCall struct{ ToolName, ServerName, MCPToolName string }
 // the calls it saw, keyed by their probe argument (the model's name).
 func readLogHook(t *testing.T, path string) map[string]hookCall {
 	out := map[string]hookCall{}
+	for _, p := range readHookPayloads(t, path) {
+		probe, _ := p.input[wfserver.ProbeArg].(string)
+		if probe == "" {
+			continue // not a probe tool
+		}
+		out[probe] = p.hookCall
+	}
+	return out
+}
+
+// loggedPayload is one pre-tool hook payload loghook.sh (or the logging
+// plugin) wrote, as any client spells it.
+type loggedPayload struct {
+	hookCall
+	input map[string]any
+	raw   string
+}
+
+// readHookPayloads reads every payload of loghook.sh's log. The tool's
+// name and input are where each client puts them: tool_name and
+// tool_input (Claude Code, Codex, Gemini CLI, Droid, the plugin log),
+// toolName and toolArgs (Copilot CLI; the args may be a JSON string),
+// tool_call.name and tool_call.input (Cline).
+func readHookPayloads(t *testing.T, path string) []loggedPayload {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Errorf("the pre-tool hook never ran: %v", err)
-		return out
+		return nil
 	}
+	var out []loggedPayload
 	for _, entry := range strings.Split("\n"+string(b), "\n### ")[1:] {
 		_, payload, _ := strings.Cut(entry, "\n")
 		var p struct {
-			ToolName  string         `json:"tool_name"`
-			ToolInput map[string]any `json:"tool_input"`
+			ToolName  string `json:"tool_name"`
+			ToolInput any    `json:"tool_input"`
+			CToolName string `json:"toolName"`
+			CToolArgs any    `json:"toolArgs"`
+			ToolCall  struct {
+				Name  string `json:"name"`
+				Input any    `json:"input"`
+			} `json:"tool_call"`
 			MCPServer struct {
 				Name string `json:"name"`
 			} `json:"mcp_server"`
@@ -356,15 +455,33 @@ func readLogHook(t *testing.T, path string) map[string]hookCall {
 			t.Errorf("%s: unparsable hook payload %q: %v", path, tail(payload, 3), err)
 			continue
 		}
-		probe, _ := p.ToolInput[wfserver.ProbeArg].(string)
-		if probe == "" {
-			continue // not a probe tool
+		lp := loggedPayload{raw: payload}
+		lp.ToolName, lp.input = p.ToolName, asObject(p.ToolInput)
+		switch {
+		case p.ToolCall.Name != "":
+			lp.ToolName, lp.input = p.ToolCall.Name, asObject(p.ToolCall.Input)
+		case p.CToolName != "":
+			lp.ToolName, lp.input = p.CToolName, asObject(p.CToolArgs)
 		}
-		server := p.MCPServer.Name
-		if server == "" {
-			server = p.MCPContext.ServerName
+		lp.ServerName, lp.MCPToolName = p.MCPServer.Name, p.MCPContext.ToolName
+		if lp.ServerName == "" {
+			lp.ServerName = p.MCPContext.ServerName
 		}
-		out[probe] = hookCall{p.ToolName, server, p.MCPContext.ToolName}
+		out = append(out, lp)
 	}
 	return out
+}
+
+// asObject is a tool input given as an object or as its JSON text.
+func asObject(v any) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x
+	case string:
+		var m map[string]any
+		if json.Unmarshal([]byte(x), &m) == nil {
+			return m
+		}
+	}
+	return nil
 }

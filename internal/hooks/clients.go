@@ -70,7 +70,8 @@ type Client struct {
 	// whose tool names look alike cannot be confused.
 	NamesServer bool
 	// ShellTool is the tool name the client's shell tool reaches pre-tool
-	// hooks with ("": not known). A child agent's shell can run
+	// hooks with ("": not known), as the e2e test TestShellToolNames saw
+	// each real client send it. A child agent's shell can run
 	// `interceptor approvals allow` itself unless approve gates it too.
 	ShellTool string
 	// ShellHook is the event the client runs shell commands through
@@ -155,8 +156,7 @@ var (
 	// parse hooks config"); default timeout 600 s (its hooks docs).
 	CodexClient = Client{
 		Name: "codex", Display: "Codex",
-		// Documented (Codex reports its exec_command to hooks as Bash).
-		ShellTool: "Bash",
+		ShellTool: "Bash", // its exec_command, as Codex reports it to hooks
 		User:      Path{CodexHome, "hooks.json"},
 		Project:   Path{ProjectDir, ".codex/hooks.json"},
 		Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
@@ -236,7 +236,7 @@ var (
 	// whole tool name. Timeout in seconds, default 30 (its docs).
 	CopilotClient = Client{
 		Name: "copilot", Display: "Copilot CLI",
-		ShellTool: "bash", // documented (hook matchers "bash")
+		ShellTool: "bash",
 		User:      Path{HomeDir, ".copilot/hooks/interceptor.json"},
 		Project:   Path{ProjectDir, ".github/hooks/interceptor.json"},
 		Layout:    Grouped, PreTool: "preToolUse", PostTool: "postToolUse",
@@ -258,7 +258,7 @@ var (
 	// <project>/.clinerules/hooks/; 30 s timeout, not configurable.
 	ClineClient = Client{
 		Name: "cline", Display: "Cline",
-		ShellTool: "run_commands", // the tool @cline/core 3.0.65 defines
+		ShellTool: "run_commands",
 		User:      Path{HomeDir, ".cline/hooks/PreToolUse"},
 		Project:   Path{ProjectDir, ".clinerules/hooks/PreToolUse"},
 		Layout:    Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
@@ -275,7 +275,7 @@ var (
 	// Factory Droid 0.225.2: Claude Code's format in ~/.factory/settings.json.
 	DroidClient = Client{
 		Name: "droid", Display: "Droid",
-		ShellTool: "Execute", // the tool id in Droid 0.225.2's bundle
+		ShellTool: "Execute",
 		User:      Path{HomeDir, ".factory/settings.json"},
 		Project:   Path{ProjectDir, ".factory/settings.json"},
 		Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
@@ -293,7 +293,7 @@ var (
 	// Kilo CLI 7.7.7: OpenCode's plugin API under Kilo's own dirs.
 	KiloClient = Client{
 		Name: "kilo", Display: "Kilo CLI",
-		ShellTool:      "bash", // the plugin's input.tool, as OpenCode
+		ShellTool:      "bash", // the plugin's input.tool
 		User:           Path{XDGConfigHome, "kilo/plugin/interceptor.ts"},
 		Project:        Path{ProjectDir, ".kilo/plugin/interceptor.ts"},
 		Layout:         Plugin,
