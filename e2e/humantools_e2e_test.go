@@ -34,8 +34,11 @@ import (
 //	        request_access, which returns at once, and ends the turn.
 //	        The person answers the parked question after the turn has ended.
 //	turn 2: the first model request must carry parkAnswer exactly once.
-//	turn 3: no model request may carry it more often than the history of
-//	        turn 2 does (deliver must not add it again).
+//	turn 3: the first model request must carry it exactly as often as
+//	        turn 2's (every client keeps what deliver added in the session's
+//	        history: observed with all four), and none more often (deliver
+//	        must not add it again). The debug log must show exactly one
+//	        delivery of the record, and the record read delivered.
 //
 // E2E_HUMAN_NO_DELIVER=1 (for checking the suite itself) leaves the prompt
 // hook out: every human tools scenario must then fail.
@@ -272,9 +275,17 @@ func (p *person) run(ctx context.Context) {
 // answerParked answers the parked question (after turn 1 ended) and
 // returns its id.
 func (p *person) answerParked() string {
-	p.mu.Lock()
-	id := p.parked
-	p.mu.Unlock()
+	// The question was asked before the turn ended, but the person's last
+	// look at the queue may be older than that: give them a few more.
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		p.mu.Lock()
+		id = p.parked
+		p.mu.Unlock()
+		if id != "" || time.Now().After(deadline) {
+			break
+		}
+	}
 	if id == "" {
 		p.t.Errorf("person: no parked question was asked in turn 1")
 		return ""
@@ -345,6 +356,12 @@ func (hs *humanScenario) check(parkedID string) {
 			t.Errorf("turn 3 request #%d carries the parked answer %d times (turn 2: %d): delivered again", r.Seq, n, n2)
 		}
 	}
+	first3 := byTurn[3][0]
+	n3 := strings.Count(string(first3.Body), parkAnswer)
+	if n3 != n2 {
+		t.Errorf("turn 3's first model request (#%d) carries the parked answer %d times, turn 2's %d: want the same (the history's copy)", first3.Seq, n3, n2)
+	}
+	t.Logf("the parked answer in the first request of turn 2: %d, of turn 3: %d", n2, n3)
 	if parkedID == "" {
 		return
 	}
@@ -354,6 +371,16 @@ func (hs *humanScenario) check(parkedID string) {
 		t.Errorf("parked record: %+v %v", r, err)
 	}
 	t.Logf("parked %s: session %q, delivered to %q", r.ID, r.Session, r.DeliveredTo)
+	// Exactly one deliver run handed it out (the debug log's trace lines
+	// read "deliver pid=N delivered ID ...").
+	log, err := os.ReadFile(hs.debugLog)
+	if err != nil {
+		t.Fatalf("the debug log: %v", err)
+	}
+	deliveries := regexp.MustCompile(`(?m)^\S+ deliver pid=\d+ delivered [^\n]*\b`+regexp.QuoteMeta(parkedID)+`\b`).FindAll(log, -1)
+	if len(deliveries) != 1 {
+		t.Errorf("the debug log shows %d deliveries of %s, want exactly 1:\n%s", len(deliveries), parkedID, deliveries)
+	}
 }
 
 func TestHumanToolsClaudeCode(t *testing.T) { runHumanTools(t, claudeHuman(), false) }
@@ -443,4 +470,60 @@ func TestHumanToolsGemini(t *testing.T) {
 		},
 		session: sessionField("session_id"),
 	}, false)
+}
+
+// TestHumanToolsOpenCode: OpenCode has no command hooks; `interceptor
+// install opencode --server human --deliver` writes the plugin shim, which
+// runs deliver from chat.message (a user message comes in) and after the
+// human server's tools. Without the prompt hook (E2E_HUMAN_NO_DELIVER) the
+// shim's chat.message hook is renamed to one OpenCode never calls.
+func TestHumanToolsOpenCode(t *testing.T) {
+	runHumanTools(t, shimHuman("OpenCode "+opencodeVersion, "opencode", clientBin("opencode"), ".opencode", opencodePluginDirs,
+		[]string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1",
+			"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}), false)
+}
+
+// TestHumanToolsKilo: the same with Kilo CLI, OpenCode underneath
+// (`install kilo --server human --deliver`, .kilo/plugin/, kilo.json).
+func TestHumanToolsKilo(t *testing.T) {
+	runHumanTools(t, shimHuman("Kilo CLI "+kiloVersion, "kilo", client2Bin(t, "kilo"), ".kilo", kiloPluginDirs, kiloEnv), false)
+}
+
+// shimHuman runs the scenario with a client served by the plugin shim:
+// install (name) writes it into the project's dir (configDir), whose
+// plugin package pluginDirs provides offline; the config is NAME.json.
+func shimHuman(display, name, bin, configDir string, pluginDirs func(*scenario), env []string) humanClient {
+	return humanClient{
+		name: display,
+		configure: func(hs *humanScenario, server []string, _ string, noPrompt bool) {
+			pluginDirs(hs.scenario)
+			argv := []string{"install", name, "--server", "human", "--deliver", "--scope", "project", "--project", hs.proj,
+				"--bin", bins.interceptor, "--state-dir", hs.stateDir}
+			cmd := exec.Command(bins.interceptor, argv...)
+			cmd.Env = hs.baseEnv()
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				hs.t.Fatalf("interceptor %s: %v\n%s", strings.Join(argv, " "), err, out)
+			}
+			shim := filepath.Join(hs.proj, configDir, "plugin", "interceptor.ts")
+			if noPrompt {
+				b, err := os.ReadFile(shim)
+				const hook = `"chat.message": async`
+				if err != nil || !strings.Contains(string(b), hook) {
+					hs.t.Fatalf("the shim %s has no %s hook to take out: %v", shim, hook, err)
+				}
+				hs.write(shim, strings.Replace(string(b), hook, `"e2e.no.chat.message": async`, 1))
+			}
+			mcp := map[string]any{"human": map[string]any{"type": "local", "command": server, "enabled": true}}
+			hs.write(filepath.Join(hs.proj, name+".json"), opencodeConfig(hs.scenario, mcp))
+		},
+		turn: func(hs *humanScenario, prompt, session string) ([]string, []string, string) {
+			argv := []string{bin, "run", "--format", "json"}
+			if session != "" {
+				argv = append(argv, "--session", session)
+			}
+			return append(argv, prompt), env, ""
+		},
+		session: sessionField("sessionID"),
+	}
 }
