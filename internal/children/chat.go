@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -303,8 +304,11 @@ func (c *Chat) State() (Status, error) {
 }
 
 // finish appends the closing complete event unless the log has one, and
-// returns the chat's final status.
+// returns the chat's final status. Approvals of the chat still pending are
+// denied: a hook can outlive the client's process group (Codex 0.169.0's
+// approve hook did) and would wait out its timeout.
 func (c *Chat) finish(st Status, errText, result string) (Status, error) {
+	defer c.settlePending(st, errText)
 	var out Status
 	err := c.s.locked(c.path(lockName), func() error {
 		last, err := c.lastEvent()
@@ -353,6 +357,26 @@ func (c *Chat) appendLocked(seq int, events ...string) error {
 		c.lastSize, c.lastSeq = st.Size(), seq
 	}
 	return nil
+}
+
+// settlePending denies the chat's approvals still waiting once it ended.
+// A human tool's question stays: a parked one's answer goes to the next
+// chat.
+func (c *Chat) settlePending(st Status, why string) {
+	q := approvals.New(c.s.StateDir)
+	pending, err := PendingFor(q, c.ID)
+	if err != nil {
+		return
+	}
+	msg := "the chat " + string(st) + " before this call was decided"
+	if why != "" {
+		msg += ": " + why
+	}
+	for _, r := range pending {
+		if !r.IsInput() {
+			q.Decide(r.ID, approvals.Decision{Message: msg, By: "interceptor children"})
+		}
+	}
 }
 
 func completeEvent(st Status, result, errText string) string {

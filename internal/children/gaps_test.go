@@ -1,6 +1,8 @@
 package children
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/tidwall/gjson"
 )
@@ -261,5 +265,65 @@ func TestStartChatRechecksTheApproveRoute(t *testing.T) {
 	}
 	if c, _ := s.Get("g"); c.Chats != 0 {
 		t.Errorf("the refused chat was recorded (%d chats)", c.Chats)
+	}
+}
+
+// A chat that ends denies its approvals still pending (a Codex hook runs
+// in a process group of its own and would wait out its timeout), keeps its
+// human tool questions, and cancel ends the processes carrying the chat
+// outside the client's group.
+func TestCancelSettlesTheChat(t *testing.T) {
+	if _, ok := procStart(os.Getpid()); !ok {
+		t.Skip("no /proc")
+	}
+	s, q := testStore(t)
+	dir := t.TempDir()
+	fixture, _ := filepath.Abs("testdata/claude-code-chat2.jsonl")
+	// Like a Codex hook: a process in a session (and group) of its own,
+	// with the client's environment.
+	script := fmt.Sprintf("#!/bin/sh\nsetsid sleep 60 >/dev/null 2>&1 &\necho $! > %q\ncat %q\nsleep 60 & wait\n", filepath.Join(dir, "outside.pid"), fixture)
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	newChild(t, s, "w", dir, nil)
+	chat, err := s.StartChat("w", "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitClient(t, chat)
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join(dir, "outside.pid"))
+		fmt.Sscan(string(b), &pid)
+	}
+	if pid == 0 || len(chatProcs(chat.ID)) == 0 {
+		t.Fatalf("the fake client's outside process (%d) is not running with the chat in its environment", pid)
+	}
+	ask, err := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__next_step", Input: `{}`, Deadline: time.Now().Add(time.Hour), Chat: chat.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	park := humantools.Tool{Name: "request_access", Description: "d", Mode: approvals.ModePark}
+	question, err := (&humantools.Asker{Queue: q, Chat: chat.ID}).Call(context.Background(), park, `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Cancel(chat.ID); err != nil || st != Failed {
+		t.Fatalf("cancel: %s %v", st, err)
+	}
+	if got, _ := q.Get(ask.ID); got.Status != approvals.Denied || !strings.Contains(got.Message, "cancelled") {
+		t.Errorf("the chat's pending approval after cancel: %s %q", got.Status, got.Message)
+	}
+	if got, _ := q.Get(question.ID); got.Status != approvals.Pending {
+		t.Errorf("the chat's parked question after cancel: %s, want still pending (its answer goes to the next chat)", got.Status)
+	}
+	if procs := chatProcs(chat.ID); len(procs) > 0 {
+		t.Errorf("processes carrying the chat are left after cancel: %v", procs)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if f := strings.Fields(string(st)); len(f) < 3 || f[2] != "Z" {
+			t.Errorf("the process outside the client's group (%d) lives on", pid)
+		}
 	}
 }

@@ -51,3 +51,23 @@ func groupIsChats(pgid int, start uint64, chatID string) bool {
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pgid) + "/environ")
 	return err == nil && chatID != "" && bytes.Contains(append([]byte{0}, env...), []byte("\x00"+ChatEnv+"="+chatID+"\x00"))
 }
+
+// chatProcs lists the processes whose environment names the chat: the
+// client and whatever it started that kept its environment, in its
+// process group or not (Codex's approve hook outlived the group).
+func chatProcs(chatID string) []int {
+	want := []byte("\x00" + ChatEnv + "=" + chatID + "\x00")
+	dirs, _ := os.ReadDir("/proc")
+	var out []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

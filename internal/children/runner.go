@@ -369,5 +369,23 @@ func (s *Store) Cancel(chatID string) (Status, error) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	return chat.finish(Failed, "cancelled", "")
+	st, err := chat.finish(Failed, "cancelled", "")
+	endChatProcs(chat.ID)
+	return st, err
+}
+
+// endChatProcs waits a little for the processes that carry the chat in
+// their environment to go (a hook whose request finish just denied), kills
+// those left, and waits for them to be gone.
+func endChatProcs(chatID string) {
+	wait := func(d time.Duration) {
+		for deadline := time.Now().Add(d); len(chatProcs(chatID)) > 0 && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	wait(2 * time.Second)
+	for _, pid := range chatProcs(chatID) {
+		terminate(pid, true)
+	}
+	wait(time.Second)
 }
