@@ -578,11 +578,13 @@ func TestChildrenClaudeCode(t *testing.T) {
 	t.Run("parent", func(t *testing.T) { runParentScenario(t, childClaude) })
 	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childClaude) })
 	t.Run("durable", func(t *testing.T) { runDurableChildren(t, childClaude) })
+	t.Run("human_tools", runHumanToolsChild)
 }
 
 func TestChildrenCodex(t *testing.T) {
 	t.Run("parent", func(t *testing.T) { runParentScenario(t, childCodex) })
 	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childCodex) })
+	t.Run("durable", func(t *testing.T) { runDurableChildren(t, childCodex) })
 }
 
 func TestChildrenGemini(t *testing.T) {
@@ -645,6 +647,9 @@ func decideUntilDone(t *testing.T, cs *children.Store, q *approvals.Store, chats
 			evs[id] = append(evs[id], r.Get("events").Array()...)
 			from[id] = int(r.Get("read_position").Int())
 			for _, a := range r.Get("pending_approvals").Array() {
+				if a.Get("kind").Str == "input" {
+					continue // a human tool's question: a person answers it
+				}
 				d := approvals.Decision{Allow: true, By: "e2e parent"}
 				if a.Get("input.step").Str == "two" {
 					d = approvals.Decision{Message: denyMessage, By: "e2e parent"}
@@ -901,5 +906,112 @@ func waitNoProcess(t *testing.T, chat string) {
 	}
 	if procs := chatProcesses(chat); len(procs) > 0 {
 		t.Errorf("processes of chat %s are left: %v", chat, procs)
+	}
+}
+
+// childHumanMarker starts each chat's prompt of the human tools child.
+const childHumanMarker = "E2E-CHILD-HUMAN-"
+
+// childHumanScript: chat 1 calls the child's parked human tool
+// (mcp__interceptor__request_access) and ends its turn; later chats
+// answer at once.
+type childHumanScript struct{}
+
+func (childHumanScript) Plan(c fakemodel.Conversation, tools []fakemodel.Tool) (fakemodel.Action, bool) {
+	var park fakemodel.Tool
+	for _, t := range tools {
+		if t.Name == "mcp__interceptor__request_access" {
+			park = t
+		}
+	}
+	if park.Name == "" {
+		return fakemodel.Action{Text: fakemodel.SideText}, false
+	}
+	if strings.Contains(string(c.Body), childHumanMarker+"2") || len(c.Results) > 0 {
+		return fakemodel.Action{Text: fakemodel.FinalText}, true
+	}
+	return fakemodel.Action{Tool: park, Args: map[string]any{"what": "the production database"}}, true
+}
+
+// A Claude Code child with human_tools, for real: chat 1's model calls the
+// parked request_access (no permission prompt first: the route allows its
+// human tools), the call lands in the queue as a question tagged with chat
+// 1, a person answers after the chat ended; chat 2's first model request
+// carries the answer exactly once, and chat 3's no more often than chat
+// 2's history does.
+func runHumanToolsChild(t *testing.T) {
+	sc, pm, env, mcp := newChildScenario(t, childClaude)
+	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Script: childHumanScript{}})
+	pm.child = sc.model // before any request
+	decl := sc.path("human-tools.json")
+	sc.write(decl, `[{"name":"request_access","description":"Ask a person for access; they answer later, end your turn","mode":"park",`+
+		`"inputSchema":{"type":"object","properties":{"what":{"type":"string"}},"required":["what"]}}]`)
+	cs, q := testChildren(sc), approvals.New(sc.stateDir)
+	all := map[string]string{}
+	for _, kv := range childEnv(sc) {
+		k, v, _ := strings.Cut(kv, "=")
+		all[k] = v
+	}
+	for k, v := range env {
+		all[k] = v
+	}
+	if _, err := cs.Create(children.Child{Name: "asker", Client: "claude-code", WorkingDir: sc.proj, Env: all, MCPConfig: mcp, HumanTools: decl}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if t.Failed() {
+			dumpChildren(t, sc, "", "")
+		}
+	}()
+	chat := func(n int) string {
+		t.Helper()
+		c, err := cs.StartChat("asker", fmt.Sprintf("%s%d: go on.", childHumanMarker, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := decideUntilDone(t, cs, q, []string{c.ID})
+		checkChatEvents(t, "chat "+c.ID, evs[c.ID], false, childClaude)
+		return c.ID
+	}
+	const answer = "E2E-CHILD-PARKED-ANSWER-granted"
+	chat1 := chat(1)
+	rs, err := q.List(approvals.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []approvals.Request
+	for _, r := range rs {
+		if r.IsInput() {
+			asked = append(asked, r)
+		} else {
+			t.Errorf("chat 1 asked a permission (%s %s): the human tool should need none", r.Tool, r.Input)
+		}
+	}
+	if len(asked) != 1 || asked[0].Chat != chat1 || asked[0].Tool != "request_access" || asked[0].Status != approvals.Pending {
+		t.Fatalf("the queue after chat 1, want one pending question of chat %s: %+v", chat1, asked)
+	}
+	if _, err := q.AnswerInput(asked[0].ID, answer, "e2e person"); err != nil {
+		t.Fatal(err)
+	}
+	chat(2)
+	chat(3)
+	firsts := map[int]int{} // chat -> occurrences of the answer in its first main request
+	for _, r := range sc.model.Requests() {
+		b := string(r.Body)
+		n := 0
+		for i := 1; i <= 3; i++ {
+			if strings.Contains(b, fmt.Sprintf("%s%d", childHumanMarker, i)) {
+				n = i
+			}
+		}
+		if _, seen := firsts[n]; r.Main && n > 0 && !seen {
+			firsts[n] = strings.Count(b, answer)
+		}
+	}
+	if firsts[1] != 0 || firsts[2] != 1 || firsts[3] != 1 {
+		t.Errorf("the answer's count in each chat's first model request: %v; want chat 1: 0, chat 2: 1, chat 3: 1 (chat 2's history only)", firsts)
+	}
+	if got, _ := q.Get(asked[0].ID); got.Status != approvals.Delivered {
+		t.Errorf("the answered question is %s, want delivered", got.Status)
 	}
 }
