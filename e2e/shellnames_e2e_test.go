@@ -214,3 +214,46 @@ func denyShell(t *testing.T, stateDir string) func() []approvals.Request {
 		return <-done
 	}
 }
+
+// TestClineHookFileNames checks, with the real Cline, which files in its
+// hooks dir run on PreToolUse (hooks.Client.ScriptEvent, which install and
+// doctor use to name a user's own hooks that run beside interceptor's):
+// the event's name in any case, with or without a lowercase script
+// extension.
+func TestClineHookFileNames(t *testing.T) {
+	var nc namesClient
+	for _, c := range namesClients2 {
+		if c.id == "cline" {
+			nc = c
+		}
+	}
+	sc := &scenario{t: t, c: nc.c, sessions: 1}
+	sc.setUp()
+	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Script: shellScript{}})
+	defer sc.serveModel(sc.model)()
+	defer killLeftovers(t, sc)
+	nc.configure(sc, map[string][]string{})
+	ran := sc.path("variants.log")
+	names := []string{"pretooluse", "PRETOOLUSE.sh", "PreToolUse.bash", "PreToolUse.SH", "PreToolUse.txt", "PreToolUse2.sh"}
+	for _, name := range names {
+		p := filepath.Join(sc.home, ".cline", "hooks", name)
+		sc.write(p, "#!/bin/sh\ncat >/dev/null\necho "+shellQuote(name)+" >>"+shellQuote(ran)+"\n")
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	argv, env, stdin := nc.c.command(sc)
+	if err := runClient(argv, append(sc.baseEnv(), env...), stdin, sc.proj, sc.path("session0.stdout"), sc.path("session0.stderr")); err != nil {
+		t.Errorf("%s exited: %v", nc.c.name, err)
+	}
+	b, _ := os.ReadFile(ran)
+	c, _ := hooks.FindClient("cline")
+	for _, name := range names {
+		got := slices.Contains(strings.Fields(string(b)), name)
+		want := c.ScriptEvent(name) == c.PreTool
+		t.Logf("%s: ran %v (ScriptEvent %q)", name, got, c.ScriptEvent(name))
+		if got != want {
+			t.Errorf("%s %s on PreToolUse, hooks.Client.ScriptEvent says it %s", nc.c.name, map[bool]string{true: "ran it", false: "did not run it"}[got], map[bool]string{true: "runs", false: "does not"}[want])
+		}
+	}
+}

@@ -74,6 +74,12 @@ type Client struct {
 	// each real client send it. A child agent's shell can run
 	// `interceptor approvals allow` itself unless approve gates it too.
 	ShellTool string
+	// ScriptDirs (Scripts layout) are every dir the client runs hook
+	// files from, and ScriptExts the extensions it runs them with ("":
+	// none); a file runs on an event when its name without the extension
+	// is the event's in any case.
+	ScriptDirs []Path
+	ScriptExts []string
 	// ShellHook is the event the client runs shell commands through
 	// instead, one approve does not answer ("": none), so approvals cannot
 	// gate its shell.
@@ -262,6 +268,11 @@ var (
 		User:      Path{HomeDir, ".cline/hooks/PreToolUse"},
 		Project:   Path{ProjectDir, ".clinerules/hooks/PreToolUse"},
 		Layout:    Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
+		// @cline/core 3.0.65 (its hook file discovery and
+		// resolveHooksConfigSearchPaths): each dir's files, sorted by path.
+		ScriptDirs: []Path{{HomeDir, "Documents/Cline/Hooks"}, {HomeDir, ".cline/hooks"},
+			{ProjectDir, ".clinerules/hooks"}, {ProjectDir, ".cline/hooks"}},
+		ScriptExts:  []string{"", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".ps1"},
 		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
 		NoApprove: true,
 		// The one file 3.0.65 reads (@cline/shared resolveMcpSettingsPath;
@@ -386,4 +397,34 @@ func overlap(a, b []string) (p, q string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// ScriptEvent is the event a hook file named name runs on, of the
+// client's PreTool and PostTool events ("": neither), as Cline 3.0.65
+// reads names: the extension, lowercased, must be one of ScriptExts; what
+// is left once it is cut off (only when written in lowercase: Node's
+// basename), trimmed, is the event's name in any case.
+func (c *Client) ScriptEvent(name string) string {
+	ext := ""
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		ext = strings.ToLower(name[i:])
+	}
+	known := false
+	for _, e := range c.ScriptExts {
+		known = known || e == ext
+	}
+	if !known || c.Layout != Scripts {
+		return ""
+	}
+	base := name
+	if ext != "" && base != ext {
+		base = strings.TrimSuffix(base, ext)
+	}
+	base = strings.TrimSpace(base)
+	for _, ev := range []string{c.PreTool, c.PostTool} {
+		if strings.EqualFold(base, ev) {
+			return ev
+		}
+	}
+	return ""
 }

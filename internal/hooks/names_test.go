@@ -64,3 +64,33 @@ func TestCollisionsEverySpelling(t *testing.T) {
 		}
 	}
 }
+
+// Cline runs a hook file named after the event in any case, with or
+// without one of its script extensions (as @cline/core 3.0.65 reads names:
+// an extension in capitals is not cut off, so the name then matches no
+// event).
+func TestScriptEvent(t *testing.T) {
+	for name, want := range map[string]string{
+		"PreToolUse":         "PreToolUse",
+		"pretooluse":         "PreToolUse",
+		"PreToolUse.sh":      "PreToolUse",
+		"PRETOOLUSE.py":      "PreToolUse",
+		" PreToolUse .mjs":   "PreToolUse",
+		"posttooluse.ps1":    "PostToolUse",
+		"PreToolUse.SH":      "",
+		"PreToolUse.txt":     "",
+		"PreToolUse.sh.bak":  "",
+		".pretooluse":        "",
+		"PreToolUse2":        "",
+		"TaskStart.sh":       "",
+		"PostToolUse.bash":   "PostToolUse",
+		"PreToolUse.tar.zsh": "",
+	} {
+		if got := ClineClient.ScriptEvent(name); got != want {
+			t.Errorf("ScriptEvent(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := ClaudeCodeClient.ScriptEvent("PreToolUse"); got != "" {
+		t.Errorf("Claude Code runs no hook files by name: %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package install
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -124,6 +125,9 @@ func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	if o.Hook.Redact && c.event == c.c.PostTool {
 		notes = append(notes, "--redact left out: Cline cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
+	for _, other := range otherClineHooks(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
+		notes = append(notes, alsoRuns(c.c, other, c.event))
+	}
 	return renderClineScript(c.event, c.argv(o.Bin, servers, given.args())), notes, nil
 }
 
@@ -140,6 +144,55 @@ func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]
 		return nil, nil
 	}
 	return renderClineScript(c.event, c.argv(old.Bin, rest, old.options())), nil
+}
+
+// otherClineHooks are the files in dirs, but for the paths in skip (the
+// scripts install writes), that Cline runs on event too: named after it in
+// any case, with or without a script extension (hooks.Client.ScriptEvent).
+func otherClineHooks(c *hooks.Client, dirs, skip []string, event string) []string {
+	var out []string
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			if slices.Contains(skip, path) || c.ScriptEvent(e.Name()) != event {
+				continue
+			}
+			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+				out = append(out, path)
+			}
+		}
+	}
+	return out
+}
+
+// alsoRuns says that path runs beside interceptor's hook on event.
+func alsoRuns(c *hooks.Client, path, event string) string {
+	return fmt.Sprintf("%s also runs on every %s event (%s runs each file named after the event, in any case, with or without a script extension): if it replies with overrideInput too, the reply of the file whose path sorts last wins and the token may be lost", path, event, c.Display)
+}
+
+// doctorOtherScripts warns of the files Cline runs beside interceptor's
+// scripts, in every dir it reads hooks from.
+func doctorOtherScripts(cr *ClientReport, env Env, c *hooks.Client) {
+	var dirs, skip []string
+	for _, d := range c.ScriptDirs {
+		if dir := env.resolve(d); !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	for _, scope := range []Scope{User, Project} {
+		for _, ev := range []string{c.PreTool, c.PostTool} {
+			skip = append(skip, cline{c, ev}.path(env, scope))
+		}
+	}
+	for _, event := range []string{c.PreTool, c.PostTool} {
+		for _, other := range otherClineHooks(c, dirs, skip, event) {
+			cr.add(Warn, "%s", alsoRuns(c, other, event))
+		}
+	}
 }
 
 // doctorScripts checks the two scripts of one scope.

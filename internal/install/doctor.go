@@ -175,6 +175,8 @@ func doctorClient(env Env, c *hooks.Client) ClientReport {
 		}
 		if len(cr.Configs) == 0 {
 			cr.add(Info, "no hooks found (%s)", strings.Join(pathsOf(env, c), ", "))
+		} else {
+			doctorOtherScripts(&cr, env, c)
 		}
 		return cr
 	}
