@@ -25,9 +25,12 @@ import (
 // mcp_server.name and Gemini CLI's mcp_context), and the name the model is
 // offered. Each client runs one session against probe servers (the token
 // server's probe role, which logs its configured name and each call) with a
-// pre-tool hook that only logs (e2e/testdata/loghook.sh; an OpenCode plugin
-// writing the same log), and a fake model that calls every offered probe
-// tool once, passing the name it was offered.
+// pre-tool hook that only logs (e2e/testdata/loghook.sh; for OpenCode and
+// Kilo CLI a plugin writing the same log), and a fake model that calls every
+// offered probe tool once, passing the name it was offered (Droid offers
+// them after a ToolSearch call that loads them by name). The clients:
+// Claude Code, Codex CLI, Gemini CLI, OpenCode, GitHub Copilot CLI, Cline,
+// Droid and Kilo CLI.
 //
 // The observations are compared with internal/hooks/testdata/names/
 // observed.json, which the unit tests of the name matching read: a client
@@ -222,6 +225,61 @@ func clineAuth(sc *scenario) {
 	killLeftovers(sc.t, sc)
 }
 
+// searchingProbe is ProbeScript for a client that offers MCP tools only
+// after a ToolSearch call (Droid): the first turn loads every deferred tool
+// whose name holds the marker, by the exact names the client lists under
+// "Deferred tools:" in its request.
+type searchingProbe struct{ fakemodel.ProbeScript }
+
+func (p searchingProbe) Plan(c fakemodel.Conversation, tools []fakemodel.Tool) (fakemodel.Action, bool) {
+	if len(c.Results) == 0 {
+		for _, t := range tools {
+			if t.Name == "ToolSearch" {
+				return fakemodel.Action{Tool: t, Args: map[string]any{"query": "select:" + strings.Join(deferredTools(c.Body, p.Marker), ",")}}, false
+			}
+		}
+		return fakemodel.Action{Text: fakemodel.SideText}, false
+	}
+	c.Results = c.Results[1:]
+	return p.ProbeScript.Plan(c, tools)
+}
+
+// deferredTools are the names holding marker in the "Deferred tools:" list
+// of a request body (one name a line, in some string of the JSON).
+func deferredTools(body []byte, marker string) []string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			_, list, ok := strings.Cut(x, "Deferred tools:")
+			if !ok {
+				return
+			}
+			for _, l := range strings.Split(list, "\n") {
+				l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- "))
+				if strings.Contains(strings.ToLower(l), strings.ToLower(marker)) && !slices.Contains(out, l) {
+					out = append(out, l)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
 // logHookGroup is a hook group running e2e/testdata/loghook.sh for every
 // tool (timeout in the client's unit).
 func logHookGroup(sc *scenario, timeout int) map[string]any {
@@ -243,7 +301,8 @@ func TestToolNames(t *testing.T) {
 		t.Fatalf("%v (E2E_UPDATE_NAMES=1 writes it)", err)
 	}
 	got := map[string][]nameObservation{}
-	for _, nc := range namesClients {
+	all := append(slices.Clone(namesClients), namesClients2...)
+	for _, nc := range all {
 		t.Run(nc.id, func(t *testing.T) {
 			var obs []nameObservation
 			for _, set := range probeSets {
@@ -279,7 +338,7 @@ func TestToolNames(t *testing.T) {
 	}
 	// Keep the rows of clients not run; replace the others.
 	var out []nameObservation
-	for _, nc := range namesClients {
+	for _, nc := range all {
 		if obs, ok := got[nc.id]; ok {
 			out = append(out, obs...)
 			continue
@@ -305,7 +364,12 @@ func observeNames(t *testing.T, nc namesClient, servers []probeServer) []nameObs
 	sc := &scenario{t: t, c: nc.c, sessions: 1}
 	sc.setUp()
 	script := fakemodel.ProbeScript{Marker: probeMarker}
-	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Script: script})
+	var model fakemodel.Script = script
+	if nc.id == "droid" {
+		model = searchingProbe{script} // MCP tools behind ToolSearch
+	}
+	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Script: model})
+	defer killLeftovers(t, sc)
 	defer sc.serveModel(sc.model)()
 
 	commands := map[string][]string{}

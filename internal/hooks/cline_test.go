@@ -32,9 +32,12 @@ func TestClineToolNames(t *testing.T) {
 		{"wf-server__next_step", "wf-server", "next_step", true},
 		{"wf__next_step", "wf2", "", false},
 		{"wf__a__b", "wf", "a__b", true},
-		// Any other character makes Cline hash the name: never matched.
-		{"wf_v2__probe_1a2b3c4d", "wf.v2", "", false},
+		// Any other character in the server's name makes Cline hash every
+		// tool's name (seen: wf.v2's probe is wf_v2__probe_770cc911): the
+		// hash is cut off, and a name without one is not that server's.
+		{"wf_v2__probe_1a2b3c4d", "wf.v2", "probe", true},
 		{"wf_v2__probe", "wf.v2", "", false},
+		{"wf_v2__probe", "wf_v2", "probe", true},
 		{long, "wf", "", false},
 		// 64 characters that do not end in a hash are a plain name.
 		{"wf__" + strings.Repeat("x", 60), "wf", strings.Repeat("x", 60), true},

@@ -16,6 +16,9 @@ type toolNaming struct {
 	// alsoPluginForm: Claude Code names a plugin's servers
 	// mcp__plugin_<plugin>_<server>__<tool>.
 	alsoPluginForm bool
+	// hashedIfUnclean: a server whose name holds anything but
+	// [A-Za-z0-9_-] has every tool named with "_<8 hex>" at the end (Cline).
+	hashedIfUnclean bool
 }
 
 var namings = map[string]toolNaming{
@@ -37,20 +40,20 @@ var namings = map[string]toolNaming{
 	"kilo": {prefix: func(s string) string { return SanitizeName(s) + "_" }},
 	// Documented only: MCP:<server>:<tool> (and mcp__<server>__<tool>).
 	"cursor": {prefix: func(s string) string { return "MCP:" + s + ":" }},
-	// <server>-<tool> (Copilot CLI 1.0.102; observed with plain names only).
-	"copilot": {prefix: func(s string) string { return s + "-" }},
-	// <server>__<tool> (Cline 3.0.65). A name with anything but
-	// [A-Za-z0-9_-], or longer than 64 characters, becomes its sanitized
-	// start plus "_<8 hex>", which names no server: never matched.
-	"cline": {prefix: func(s string) string {
-		if sanitize(s, true) != s {
-			return ""
-		}
-		return s + "__"
-	}},
-	// <server>___<tool>, three underscores (Droid 0.225.2; observed with
-	// plain names only).
-	"droid": {prefix: func(s string) string { return s + "___" }},
+	// <server>-<tool>, anything but [A-Za-z0-9_-] in either becoming '-'
+	// (Copilot CLI 1.0.102: wf.v2's tools are wf-v2-<tool>; "wf server"'s
+	// wf-server-<tool>, which collides with wf-server's).
+	"copilot": {prefix: func(s string) string { return sanitizeTo(s, '-') + "-" }},
+	// <server>__<tool> (Cline 3.0.65). A whole name with anything but
+	// [A-Za-z0-9_-] in the server's name or the tool's becomes its
+	// sanitized form plus "_<8 hex>" (wf.v2's probe: wf_v2__probe_770cc911),
+	// one longer than 64 characters its sanitized start plus "_<8 hex>"
+	// (cline.go refuses those: the tool's name is cut).
+	"cline": {prefix: func(s string) string { return SanitizeName(s) + "__" }, hashedIfUnclean: true},
+	// <server>___<tool>, three underscores, '.' in the server's name
+	// becoming '-' (Droid 0.225.2: wf.v2's tools are wf-v2___<tool>; it did
+	// not start a server named "wf server").
+	"droid": {prefix: func(s string) string { return sanitizeTo(s, '-') + "___" }},
 }
 
 // ToolPrefix is the prefix the client named client gives the tools of
@@ -88,7 +91,11 @@ func matchToolName(client, toolName, server string) (string, bool) {
 		return "", false
 	}
 	for _, p := range ToolPrefixes(client, server) {
-		if tool, ok := strings.CutPrefix(toolName, p); ok && tool != "" {
+		tool, ok := strings.CutPrefix(toolName, p)
+		if ok && n.hashedIfUnclean && SanitizeName(server) != server {
+			tool, ok = cutHash(tool)
+		}
+		if ok && tool != "" {
 			return tool, true
 		}
 	}
@@ -109,6 +116,27 @@ func matchToolName(client, toolName, server string) (string, bool) {
 // inside tool names: anything but letters, digits, '_' and '-' becomes '_'.
 func SanitizeName(s string) string {
 	return sanitize(s, true)
+}
+
+// cutHash cuts the "_<8 hex>" off the end of a tool's name; ok is false
+// when it has none.
+func cutHash(tool string) (string, bool) {
+	n := len(tool)
+	if n < 10 || tool[n-9] != '_' || !isHex(tool[n-8:]) {
+		return "", false
+	}
+	return tool[:n-9], true
+}
+
+// sanitizeTo spells anything but letters, digits, '_' and '-' as with.
+func sanitizeTo(s string, with byte) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = with
+		}
+	}
+	return string(b)
 }
 
 // sanitizeWord is Codex's spelling: '-' becomes '_' as well.

@@ -26,6 +26,10 @@ func TestToolNameSpelling(t *testing.T) {
 		{"cursor", "mcp__wf__probe", "wf", "probe", true},
 		{"cursor", "MCP:probe", "wf", "", false},
 		{"copilot", "wf-next_step", "wf", "next_step", true},
+		{"copilot", "wf-v2-probe", "wf.v2", "probe", true},
+		{"copilot", "wf-server-probe", "wf server", "probe", true},
+		{"droid", "wf-v2___probe", "wf.v2", "probe", true},
+		{"cline", "wf_v2__probe_770cc911", "wf.v2", "probe", true},
 		{"cline", "wf__next_step", "wf", "next_step", true},
 		{"cline", "wf_v2__probe", "wf.v2", "", false},
 		{"droid", "wf___next_step", "wf", "next_step", true},
@@ -56,6 +60,10 @@ func TestCollisionsEverySpelling(t *testing.T) {
 		{"cursor", "wf__admin", []string{"wf", "wf__admin"}, []string{"wf"}},
 		{"codex", "wf", []string{"wf", "wf__admin", "wf-admin"}, []string{"wf__admin"}},
 		{"copilot", "wf", []string{"wf", "wf-admin", "wf_admin"}, []string{"wf-admin"}},
+		// Copilot spells wf.v2's tools wf-v2-<tool>, which wf's wf- starts.
+		{"copilot", "wf", []string{"wf", "wf.v2", "wfv2"}, []string{"wf.v2"}},
+		// Cline hashes wf.v2's tool names but keeps the sanitized wf_v2__.
+		{"cline", "wf_v2", []string{"wf.v2", "wf_v2", "wf-v2"}, []string{"wf.v2"}},
 		{"claude-code", "wf", []string{"wf", "wf__admin"}, nil},
 	} {
 		cl, _ := FindClient(c.client)

@@ -21,8 +21,9 @@ func TestCopilotHooksFile(t *testing.T) {
 		t.Errorf("path %s", res.Path)
 	}
 	doc := mustRead(t, res.Path)
-	// Copilot matches the WHOLE tool name: the matcher must cover the tool.
-	if m := gjson.Get(doc, "hooks.preToolUse.0.matcher").Str; m != `^wf\.v2-.*` {
+	// Copilot matches the WHOLE tool name: the matcher must cover the tool;
+	// it spells wf.v2's tools wf-v2-<tool> (observed.json).
+	if m := gjson.Get(doc, "hooks.preToolUse.0.matcher").Str; m != `^wf-v2-.*` {
 		t.Errorf("matcher %q", m)
 	}
 	if gjson.Get(doc, "version").Int() != 1 || !strings.Contains(gjson.Get(doc, "hooks.postToolUse.0.hooks.0.command").Str, " capture --client copilot --server wf.v2 --redact") {
