@@ -66,18 +66,38 @@ func (o Options) Validate() error {
 	return nil
 }
 
-func (o Options) match(ev *hooks.Event) (server, tool string, ok bool) {
+// match finds the one server among o.Servers whose tool the event calls.
+// A name that could be another configured server's (NotServers) is left
+// alone, and so is a name two served servers could both own (one shim or
+// script serving wf and wf__admin under Codex's spelling): which server's
+// token it needs cannot be known, and guessing could hand one server's
+// token to the other. ambiguous names both servers in that case.
+func (o Options) match(ev *hooks.Event) (server, tool string, ambiguous []string, ok bool) {
 	for _, s := range o.NotServers {
 		if _, ok := ev.Client.Tool(ev, s); ok {
-			return "", "", false
+			return "", "", nil, false
 		}
 	}
 	for _, s := range o.Servers {
-		if tool, ok := ev.Client.Tool(ev, s); ok {
-			return s, tool, true
+		t, ok := ev.Client.Tool(ev, s)
+		if !ok {
+			continue
 		}
+		if server != "" {
+			return "", "", []string{server, s}, false
+		}
+		server, tool = s, t
 	}
-	return "", "", false
+	return server, tool, nil, server != ""
+}
+
+// notMatched is the outcome for an event whose tool is none of the
+// servers', or could be either of two of them.
+func (o Options) notMatched(ev *hooks.Event, ambiguous []string) Outcome {
+	if ambiguous != nil {
+		return Outcome{Warning: fmt.Sprintf("left %q alone: it could be a tool of server %q or of server %q, so neither's token is used", ev.ToolName, ambiguous[0], ambiguous[1])}
+	}
+	return Outcome{Trace: fmt.Sprintf("skip: %q is not a tool of %v", ev.ToolName, o.Servers)}
 }
 
 func wrongPhase(cmd string, want hooks.Phase, ev *hooks.Event) error {
@@ -94,9 +114,9 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if ev.Phase != hooks.PhasePreTool {
 		return Outcome{}, wrongPhase("inject", hooks.PhasePreTool, ev)
 	}
-	server, tool, ok := o.match(ev)
+	server, tool, ambiguous, ok := o.match(ev)
 	if !ok {
-		return Outcome{Trace: fmt.Sprintf("skip: %q is not a tool of %v", ev.ToolName, o.Servers)}, nil
+		return o.notMatched(ev, ambiguous), nil
 	}
 	args := ev.Input.Raw
 	if !ev.Input.Exists() {
@@ -159,9 +179,9 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if ev.Phase != hooks.PhasePostTool {
 		return Outcome{}, wrongPhase("capture", hooks.PhasePostTool, ev)
 	}
-	server, tool, ok := o.match(ev)
+	server, tool, ambiguous, ok := o.match(ev)
 	if !ok {
-		return Outcome{Trace: fmt.Sprintf("skip: %q is not a tool of %v", ev.ToolName, o.Servers)}, nil
+		return o.notMatched(ev, ambiguous), nil
 	}
 	var out Outcome
 	tok, src, err := token.Choose(ev.Result(), o.rules())
