@@ -28,7 +28,7 @@ func childHumanTools(q *approvals.Store, file, chat, key string, timeout, parkTT
 		Tokens: state.New(q.StateDir), Key: key,
 	}
 	if a.Session != "" {
-		a.Client = "claude-code"
+		a.Client = hooks.PermitClient.Name // the client that told it
 	}
 	return mcpserver.HumanTools(decl, a), nil
 }

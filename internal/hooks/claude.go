@@ -45,7 +45,7 @@ func (ClaudeCode) Tool(ev *Event, server string) (string, bool) {
 			return "", false
 		}
 	}
-	return matchToolName("claude-code", ev.ToolName, server)
+	return ClaudeCodeClient.matchTool(ev.ToolName, server)
 }
 
 func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {

@@ -66,9 +66,19 @@ type Client struct {
 
 	// MCPServers are where the client lists its MCP servers.
 	MCPServers []ServerList
+	// MCPToolTimeout is where the client keeps a server's MCP tool-call
+	// timeout (Key "": nowhere doctor can read it).
+	MCPToolTimeout MCPToolTimeout
+	// Naming is how the client spells a server's tools in the tool names
+	// its hooks receive (the spellings are in names.go).
+	Naming ToolNaming
 	// NamesServer: the hook payload names the tool's server, so servers
 	// whose tool names look alike cannot be confused.
 	NamesServer bool
+	// PromptEvent is the client's turn-start event, whose reply adds
+	// context the model reads with the prompt ("": none): interceptor
+	// deliver answers it, install --deliver hooks it (prompt.go).
+	PromptEvent string
 	// ShellTool is the tool name the client's shell tool reaches pre-tool
 	// hooks with ("": not known), as the e2e test TestShellToolNames saw
 	// each real client send it. A child agent's shell can run
@@ -93,6 +103,14 @@ type ServerList struct {
 	Path Path
 	Key  string // dotted; a JSON key holding dots is not supported
 	TOML bool
+}
+
+// MCPToolTimeout is where a client keeps an MCP server's tool-call
+// timeout: Key of the server's entry in its MCPServers list, in Unit, and
+// Default when the entry has none (the client's documented default).
+type MCPToolTimeout struct {
+	Key           string
+	Unit, Default time.Duration
 }
 
 // Layout is how a client's config holds hooks.
@@ -156,7 +174,11 @@ var (
 			{Path: Path{HomeDir, ".claude.json"}, Key: "projects.{project}.mcpServers"},
 			{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
 		},
+		// No MCPToolTimeout: its MCP_TOOL_TIMEOUT is an environment
+		// variable, which doctor cannot see.
+		Naming:      ToolNaming{Prefix: mcpDunder, PluginForm: true},
 		NamesServer: true, // mcp_server.name
+		PromptEvent: "UserPromptSubmit",
 	}
 	// Codex CLI 0.169.0: refuses a hooks.json with comments ("failed to
 	// parse hooks config"); default timeout 600 s (its hooks docs).
@@ -176,6 +198,10 @@ var (
 			{Path: Path{CodexHome, "config.toml"}, Key: "mcp_servers", TOML: true},
 			{Path: Path{ProjectDir, ".codex/config.toml"}, Key: "mcp_servers", TOML: true},
 		},
+		// Its docs: a server's tool_timeout_sec, 60 s by default.
+		MCPToolTimeout: MCPToolTimeout{Key: "tool_timeout_sec", Unit: time.Second, Default: 60 * time.Second},
+		Naming:         ToolNaming{Prefix: mcpDunderWord},
+		PromptEvent:    "UserPromptSubmit",
 	}
 	// Gemini CLI 0.61.0: reads comments in settings.json, refuses a trailing
 	// comma; timeout in milliseconds, DEFAULT_HOOK_TIMEOUT 60000 in its
@@ -193,7 +219,11 @@ var (
 			{Path: Path{HomeDir, ".gemini/settings.json"}, Key: "mcpServers"},
 			{Path: Path{ProjectDir, ".gemini/settings.json"}, Key: "mcpServers"},
 		},
-		NamesServer: true, // mcp_context.server_name
+		// Its docs: a server's timeout, in ms, 10 minutes by default.
+		MCPToolTimeout: MCPToolTimeout{Key: "timeout", Unit: time.Millisecond, Default: 10 * time.Minute},
+		Naming:         ToolNaming{Prefix: mcpUnderscore},
+		NamesServer:    true, // mcp_context.server_name
+		PromptEvent:    "BeforeAgent",
 	}
 	// OpenCode 1.18.33: a plugin shim; its opencode.json takes comments and
 	// trailing commas.
@@ -211,6 +241,11 @@ var (
 			{Path: Path{ProjectDir, "opencode.json"}, Key: "mcp"},
 			{Path: Path{ProjectDir, "opencode.jsonc"}, Key: "mcp"},
 		},
+		Naming: ToolNaming{Prefix: serverUnderscore},
+		// OpenCode has no command hooks: the plugin shim runs deliver from
+		// its chat.message hook, which OpenCode 1.18.33 runs on each new
+		// user message before saving it (prompt.go's openCodePrompt).
+		PromptEvent: "chat.message",
 	}
 	// Cursor, from its documentation: no matcher, and MCP tools documented
 	// as MCP:<tool>, so approve asks for every MCP tool by default; timeout
@@ -232,6 +267,8 @@ var (
 			{Path: Path{HomeDir, ".cursor/mcp.json"}, Key: "mcpServers"},
 			{Path: Path{ProjectDir, ".cursor/mcp.json"}, Key: "mcpServers"},
 		},
+		// Documented as MCP:<server>:<tool>, and as mcp__<server>__<tool>.
+		Naming: ToolNaming{Prefix: mcpColon, Also: mcpDunder},
 	}
 )
 
@@ -259,6 +296,7 @@ var (
 			{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
 			{Path: Path{ProjectDir, ".github/mcp.json"}, Key: "mcpServers"},
 		},
+		Naming: ToolNaming{Prefix: serverDash},
 	}
 	// Cline CLI 3.0.65: an executable per event in ~/.cline/hooks/ or
 	// <project>/.clinerules/hooks/; 30 s timeout, not configurable.
@@ -282,6 +320,7 @@ var (
 		MCPServers: []ServerList{
 			{Path: Path{HomeDir, ".cline/data/settings/cline_mcp_settings.json"}, Key: "mcpServers"},
 		},
+		Naming: ToolNaming{Prefix: serverDunder, HashedIfUnclean: true},
 	}
 	// Factory Droid 0.225.2: Claude Code's format in ~/.factory/settings.json.
 	DroidClient = Client{
@@ -300,6 +339,7 @@ var (
 			{Path: Path{HomeDir, ".factory/mcp.json"}, Key: "mcpServers"},
 			{Path: Path{ProjectDir, ".factory/mcp.json"}, Key: "mcpServers"},
 		},
+		Naming: ToolNaming{Prefix: serverTripleUnderscore},
 	}
 	// Kilo CLI 7.7.7: OpenCode's plugin API under Kilo's own dirs.
 	KiloClient = Client{
@@ -339,6 +379,10 @@ var (
 			{Path: Path{ProjectDir, ".kilocode/opencode.json"}, Key: "mcp"},
 			{Path: Path{ProjectDir, ".kilocode/opencode.jsonc"}, Key: "mcp"},
 		},
+		Naming: ToolNaming{Prefix: serverUnderscore},
+		// The same shim and hook as OpenCode's (its payloads arrive as
+		// --client opencode).
+		PromptEvent: "chat.message",
 	}
 )
 
@@ -366,13 +410,13 @@ func (c *Client) Collisions(server string, configured []string) []string {
 	if c.NamesServer {
 		return nil
 	}
-	mine := ToolPrefixes(c.Name, server)
+	mine := c.ToolPrefixes(server)
 	if len(mine) == 0 {
 		return nil
 	}
 	var out []string
 	for _, other := range configured {
-		if _, _, ok := overlap(mine, ToolPrefixes(c.Name, other)); ok && other != server {
+		if _, _, ok := overlap(mine, c.ToolPrefixes(other)); ok && other != server {
 			out = append(out, other)
 		}
 	}
@@ -383,7 +427,7 @@ func (c *Client) Collisions(server string, configured []string) []string {
 // the client that a tool name could start with both, e.g. Cursor's
 // mcp__wf__ and mcp__wf__admin__; ok is false when there are none.
 func (c *Client) CollidingSpellings(server, other string) (mine, theirs string, ok bool) {
-	return overlap(ToolPrefixes(c.Name, server), ToolPrefixes(c.Name, other))
+	return overlap(c.ToolPrefixes(server), c.ToolPrefixes(other))
 }
 
 // overlap finds a prefix of a and one of b that a name could start with

@@ -64,7 +64,7 @@ func (Cline) Tool(ev *Event, server string) (string, bool) {
 	if n := ev.ToolName; len(n) == clineMaxName && n[clineMaxName-9] == '_' && isHex(n[clineMaxName-8:]) {
 		return "", false
 	}
-	return matchToolName("cline", ev.ToolName, server)
+	return ClineClient.matchTool(ev.ToolName, server)
 }
 
 // clineMaxName is the longest tool name Cline passes on unhashed.

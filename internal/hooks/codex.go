@@ -39,7 +39,7 @@ func (Codex) parse(p fields) (*Event, error) {
 }
 
 func (Codex) Tool(ev *Event, server string) (string, bool) {
-	return matchToolName("codex", ev.ToolName, server)
+	return CodexClient.matchTool(ev.ToolName, server)
 }
 
 func (Codex) InputReply(ev *Event, args []byte) ([]byte, error) {

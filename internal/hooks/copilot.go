@@ -87,7 +87,7 @@ func copilotResult(res gjson.Result) token.Result {
 }
 
 func (Copilot) Tool(ev *Event, server string) (string, bool) {
-	return matchToolName("copilot", ev.ToolName, server)
+	return CopilotClient.matchTool(ev.ToolName, server)
 }
 
 func (Copilot) InputReply(ev *Event, args []byte) ([]byte, error) {

@@ -56,7 +56,7 @@ func cursorOutput(p fields) gjson.Result {
 }
 
 func (Cursor) Tool(ev *Event, server string) (string, bool) {
-	return matchToolName("cursor", ev.ToolName, server)
+	return CursorClient.matchTool(ev.ToolName, server)
 }
 
 func (Cursor) InputReply(ev *Event, args []byte) ([]byte, error) {

@@ -35,7 +35,7 @@ func (Droid) parse(p fields) (*Event, error) {
 }
 
 func (Droid) Tool(ev *Event, server string) (string, bool) {
-	return matchToolName("droid", ev.ToolName, server)
+	return DroidClient.matchTool(ev.ToolName, server)
 }
 
 func (Droid) InputReply(ev *Event, args []byte) ([]byte, error) {

@@ -39,7 +39,10 @@ func TestToolNameSpelling(t *testing.T) {
 		{"nope", "mcp__wf__x", "wf", "", false},
 	}
 	for _, c := range cases {
-		tool, ok := matchToolName(c.client, c.toolName, c.server)
+		tool, ok := "", false
+		if cl, found := FindClient(c.client); found {
+			tool, ok = cl.matchTool(c.toolName, c.server)
+		}
 		if ok != c.ok || tool != c.tool {
 			t.Errorf("%s %q for server %q = %q %v, want %q %v", c.client, c.toolName, c.server, tool, ok, c.tool, c.ok)
 		}

@@ -60,7 +60,7 @@ func (OpenCode) parse(p fields) (*Event, error) {
 // server "wf" with tool "admin_x" from server "wf_admin" with tool "x"; the
 // README says so.
 func (OpenCode) Tool(ev *Event, server string) (string, bool) {
-	return matchToolName("opencode", ev.ToolName, server)
+	return OpenCodeClient.matchTool(ev.ToolName, server)
 }
 
 func (OpenCode) InputReply(_ *Event, args []byte) ([]byte, error) {

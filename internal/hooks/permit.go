@@ -5,6 +5,12 @@ package hooks
 // asks instead of the user. What Claude Code sends it and expects back
 // lives here, with the rest of what Claude Code does.
 
+// PermitClient is the client this file describes: the one whose
+// --permission-prompt-tool the MCP permit tool answers, and which tells the
+// MCP servers it starts its session id in PermitSessionEnv. What reaches
+// interceptor by either route is that client's.
+var PermitClient = &ClaudeCodeClient
+
 // PermitSessionEnv is the variable through which Claude Code tells the MCP
 // servers it starts (and its hooks) its session id.
 const PermitSessionEnv = "CLAUDE_CODE_SESSION_ID"

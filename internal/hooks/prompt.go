@@ -9,25 +9,17 @@ import (
 // Prompt hooks: the event a client runs when a turn starts (the user's
 // prompt is in, the model not yet asked), whose reply can add context the
 // model reads with the prompt. `interceptor deliver` answers it with the
-// human tools' parked answers (internal/humantools).
+// human tools' parked answers (internal/humantools). Which event that is,
+// is each Client's PromptEvent.
 
-// PromptEvents are the clients' turn-start events that take added context.
-var PromptEvents = map[string]string{
-	"claude-code": "UserPromptSubmit",
-	"codex":       "UserPromptSubmit",
-	"gemini":      "BeforeAgent",
-	// OpenCode has no command hooks: the plugin shim runs deliver from its
-	// chat.message hook, which OpenCode 1.18.33 runs on each new user
-	// message before saving it (openCodePrompt).
-	"opencode": "chat.message",
-	// Kilo CLI is OpenCode underneath: the same shim and hook (its payloads
-	// arrive as --client opencode; install reads this entry).
-	"kilo": "chat.message",
-}
-
-// IsPromptEvent reports whether ev is its client's turn-start event.
+// IsPromptEvent reports whether ev is its client's turn-start event
+// (Client.PromptEvent).
 func IsPromptEvent(ev *Event) bool {
-	return ev.Client != nil && ev.Name != "" && PromptEvents[ev.Client.Name()] == ev.Name
+	if ev.Client == nil || ev.Name == "" {
+		return false
+	}
+	c, ok := FindClient(ev.Client.Name())
+	return ok && c.PromptEvent == ev.Name
 }
 
 // PromptContextReply renders the reply to a turn-start event that adds

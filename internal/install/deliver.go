@@ -16,7 +16,7 @@ import (
 func deliverEntries(o Options, c *hooks.Client) []hookEntry {
 	cmd := commandFor(o, c.Name, "deliver", stateDirArgs(o.Hook))
 	return []hookEntry{
-		{event: hooks.PromptEvents[c.Name], sub: "deliver", command: cmd, timeout: c.Timeout},
+		{event: c.PromptEvent, sub: "deliver", command: cmd, timeout: c.Timeout},
 		{event: c.PostTool, sub: "deliver", matcher: toolMatcher(c, o.Server), command: cmd, timeout: c.Timeout},
 	}
 }
@@ -27,8 +27,14 @@ func checkDeliver(o Options) error {
 	if !o.Deliver {
 		return nil
 	}
-	if hooks.PromptEvents[o.Client] == "" {
-		return fmt.Errorf("--deliver: %s has no turn-start hook that adds context (supported: claude-code, codex, gemini, opencode, kilo; docs/human-tools.md)", o.Client)
+	if c, ok := hooks.FindClient(o.Client); !ok || c.PromptEvent == "" {
+		var supported []string
+		for _, c := range hooks.Clients {
+			if c.PromptEvent != "" {
+				supported = append(supported, c.Name)
+			}
+		}
+		return fmt.Errorf("--deliver: %s has no turn-start hook that adds context (supported: %s; docs/human-tools.md)", o.Client, strings.Join(supported, ", "))
 	}
 	if o.Approve.On || o.Hook.Redact {
 		return fmt.Errorf("--deliver installs only the human tools' deliver hooks for --server %s; install --approve or --redact for a token server separately", o.Server)
@@ -55,5 +61,5 @@ func doctorDeliver(cr *ClientReport, c *hooks.Client, server string, n int, path
 		return
 	}
 	cr.add(Warn, "server %q: %d deliver hooks (in %s), want 2 (%s and %s); run: interceptor install %s --server %s --deliver",
-		server, n, strings.Join(paths, ", "), hooks.PromptEvents[c.Name], c.PostTool, c.Name, server)
+		server, n, strings.Join(paths, ", "), c.PromptEvent, c.PostTool, c.Name, server)
 }

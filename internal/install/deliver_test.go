@@ -3,6 +3,7 @@ package install
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,32 @@ args = ["--timeout", "99h"]
 	for _, f := range findingsOf(rep, "codex") {
 		if strings.Contains(f.Message, `"wf"`) && strings.Contains(f.Message, "human tool") {
 			t.Errorf("a server without human tools was checked: %s", f.Message)
+		}
+	}
+}
+
+// TestDeliverSupportedClients: the clients --deliver's refusal names as
+// supported are exactly those whose install --deliver succeeds.
+func TestDeliverSupportedClients(t *testing.T) {
+	env := testEnv(t)
+	o := opts("cursor", User)
+	o.Server, o.Deliver = "human", true
+	_, err := Install(env, o)
+	if err == nil {
+		t.Fatal("cursor --deliver installed")
+	}
+	_, list, ok := strings.Cut(err.Error(), "(supported: ")
+	list, _, _ = strings.Cut(list, ";")
+	supported := strings.Split(list, ", ")
+	if !ok || len(supported) < 2 {
+		t.Fatalf("refusal %q names no supported clients", err)
+	}
+	for _, client := range Clients() {
+		o := opts(client, User)
+		o.Server, o.Deliver = "human", true
+		_, err := Install(env, o)
+		if named := slices.Contains(supported, client); named != (err == nil) {
+			t.Errorf("%s: named as supported %v, install --deliver: %v", client, named, err)
 		}
 	}
 }

@@ -368,9 +368,9 @@ func doctorServer(cr *ClientReport, c *hooks.Client, server string, installed fu
 }
 
 // doctorMatcher fails a hook whose matcher cannot match the server's tools
-// as the client names them (hooks.ToolPrefix): it never runs.
+// as the client names them (hooks.Client.ToolPrefix): it never runs.
 func doctorMatcher(cr *ClientReport, c *hooks.Client, server string, f foundHook, path string) {
-	prefix, ok := hooks.ToolPrefix(c.Name, server)
+	prefix, ok := c.ToolPrefix(server)
 	if f.matcher == nil || !ok || *f.matcher == "" || *f.matcher == "*" {
 		return
 	}
@@ -403,7 +403,7 @@ func doctorCollisions(cr *ClientReport, c *hooks.Client, server string, configur
 // tools: when two hooks rewrite the same call's input, Claude Code and Codex
 // keep the last one to finish, and the token may be lost.
 func doctorRace(cr *ClientReport, c *hooks.Client, server string, all []foundHook) {
-	prefix, _ := hooks.ToolPrefix(c.Name, server)
+	prefix, _ := c.ToolPrefix(server)
 	sample := prefix + "tool"
 	for _, h := range all {
 		if h.event != c.PreTool || h.command.Sub != "" {

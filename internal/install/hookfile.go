@@ -26,7 +26,7 @@ func toolMatcher(c *hooks.Client, server string) string {
 	if c.Layout == hooks.Flat {
 		return ""
 	}
-	p, _ := hooks.ToolPrefix(c.Name, server)
+	p, _ := c.ToolPrefix(server)
 	if c.MatchWholeName {
 		return "^" + regexp.QuoteMeta(p) + ".*"
 	}

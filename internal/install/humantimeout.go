@@ -12,18 +12,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// mcpToolTimeouts say where a client keeps an MCP server's tool-call
-// timeout: a key of the server's entry, in unit, def when absent (the
-// clients' documented defaults; Claude Code's MCP_TOOL_TIMEOUT is an
-// environment variable doctor cannot see).
-var mcpToolTimeouts = map[string]struct {
-	key       string
-	unit, def time.Duration
-}{
-	"codex":  {"tool_timeout_sec", time.Second, 60 * time.Second},
-	"gemini": {"timeout", time.Millisecond, 10 * time.Minute},
-}
-
 // mcpEntry is one configured MCP server, as far as doctor reads it.
 type mcpEntry struct {
 	name, command string
@@ -37,8 +25,8 @@ type mcpEntry struct {
 // to its --timeout (proxy: --human-timeout) for a person, and a client that
 // gives up on the tool call first loses the answer.
 func doctorHumanTimeouts(cr *ClientReport, env Env, c *hooks.Client) {
-	spec, ok := mcpToolTimeouts[c.Name]
-	if !ok {
+	spec := c.MCPToolTimeout
+	if spec.Key == "" {
 		return
 	}
 	for _, l := range c.MCPServers {
@@ -47,18 +35,18 @@ func doctorHumanTimeouts(cr *ClientReport, env Env, c *hooks.Client) {
 		if err != nil {
 			continue // configuredServers reports what cannot be read
 		}
-		for _, e := range mcpEntries(data, l, spec.key) {
+		for _, e := range mcpEntries(data, l, spec.Key) {
 			hold, ok := humanHoldTimeout(e.command, e.args)
 			if !ok {
 				continue
 			}
-			limit, where := spec.def, "its default"
+			limit, where := spec.Default, "its default"
 			if e.hasTimeout {
-				limit, where = time.Duration(e.timeout*float64(spec.unit)), spec.key
+				limit, where = time.Duration(e.timeout*float64(spec.Unit)), spec.Key
 			}
 			if hold >= limit {
 				cr.add(Fail, "%s: server %q holds a human tool call up to %s, but %s gives up on a tool call after %s (%s): raise %s or lower the hold timeout (docs/human-tools.md)",
-					path, e.name, hold, c.Display, limit, where, spec.key)
+					path, e.name, hold, c.Display, limit, where, spec.Key)
 				continue
 			}
 			cr.add(OK, "%s: server %q holds a human tool call up to %s, within %s's %s (%s)", path, e.name, hold, c.Display, limit, where)

@@ -361,7 +361,7 @@ func collisions(env Env, c *hooks.Client, server string) ([]string, []string) {
 	}
 	collide := c.Collisions(server, configured)
 	if len(collide) > 0 {
-		mine, _ := hooks.ToolPrefix(c.Name, server)
+		mine, _ := c.ToolPrefix(server)
 		notes = append(notes, fmt.Sprintf("%s names the tools of %s like %q's (%s…): the hooks refuse their calls (--not-server), so no token of %q reaches them", c.Display, strings.Join(collide, ", "), server, mine, server))
 	}
 	return collide, notes

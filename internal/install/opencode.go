@@ -353,6 +353,6 @@ func (oc opencode) unmerge(path string, doc []byte, server string, created bool)
 // approveMatch is approve's default --match in the shim, which runs
 // approve for every tool: the server's tools, as OpenCode spells them.
 func (oc opencode) approveMatch(server string) string {
-	p, _ := hooks.ToolPrefix(oc.c.Name, server)
+	p, _ := oc.c.ToolPrefix(server)
 	return "^" + regexp.QuoteMeta(p)
 }

@@ -76,7 +76,7 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 		origin += " tool_use_id " + id
 	}
 	a, err := q.Ask(ctx, approvals.Policy{Match: o.Match, Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow},
-		approvals.Call{Client: "claude-code", Session: session, Tool: name.Str, Input: raw, Origin: origin,
+		approvals.Call{Client: hooks.PermitClient.Name, Session: session, Tool: name.Str, Input: raw, Origin: origin,
 			Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str, Tokens: o.Tokens, Key: o.Key})
 	if err != nil {
 		return deny("interceptor permit failed, so the call is denied: " + err.Error())
