@@ -16,7 +16,7 @@
 //   - proxy.go: proxy mode (internal/proxy); proxy_http.go links the
 //     Streamable HTTP side only with the proxyhttp build tag.
 //   - install.go, doctor.go, gc.go: install, uninstall, doctor, gc
-//     (internal/install, internal/state).
+//     (internal/install, internal/doctor, internal/state).
 //   - approvals.go and answer.go: the supervisor's side of the queue;
 //     mcp.go: interceptor mcp (internal/mcpserver); humantools.go: loading
 //     --human-tools; children.go: child agents (internal/children).

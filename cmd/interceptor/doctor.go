@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/doctor"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +44,7 @@ same report as one JSON object.`,
 			if err != nil {
 				return err
 			}
-			rep := install.Doctor(env, dir, time.Now())
+			rep := doctor.Run(env, dir, time.Now())
 			if asJSON {
 				enc := json.NewEncoder(io.Out)
 				enc.SetIndent("", "  ")
@@ -66,8 +67,8 @@ same report as one JSON object.`,
 	return cmd
 }
 
-func printDoctor(io *streams, rep install.Report) {
-	line := func(f install.Finding) {
+func printDoctor(io *streams, rep doctor.Report) {
+	line := func(f doctor.Finding) {
 		fmt.Fprintf(io.Out, "  %-4s  %s\n", f.Level, f.Message)
 	}
 	fails := 0
@@ -75,7 +76,7 @@ func printDoctor(io *streams, rep install.Report) {
 		fmt.Fprintln(io.Out, c.Client)
 		for _, f := range c.Findings {
 			line(f)
-			if f.Level == install.Fail {
+			if f.Level == doctor.Fail {
 				fails++
 			}
 		}
@@ -84,7 +85,7 @@ func printDoctor(io *streams, rep install.Report) {
 		fmt.Fprintf(io.Out, "state dir %s\n", s.Dir)
 		for _, f := range s.Findings {
 			line(f)
-			if f.Level == install.Fail {
+			if f.Level == doctor.Fail {
 				fails++
 			}
 		}

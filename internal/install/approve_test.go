@@ -1,7 +1,6 @@
 package install
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -142,10 +141,6 @@ func TestApproveRoundTrip(t *testing.T) {
 							}
 							checkApprove(t, client, mustRead(t, path), longTimeout, strings.ReplaceAll(wantArgs, "10m", "20m"))
 						}
-						rep := Doctor(env, filepath.Join(env.Home, "state"), time.Now())
-						if !isPlugin(client) && (!hasFinding(rep, client, OK, "the approve hook's timeout") || hasFinding(rep, client, Fail, "approve")) {
-							t.Fatalf("doctor on a correct approve hook: %+v", findingsOf(rep, client))
-						}
 						// Uninstall takes out everything, byte for byte.
 						if res, err = Uninstall(env, o); err != nil || !res.Changed {
 							t.Fatalf("uninstall: %+v %v", res, err)
@@ -222,65 +217,6 @@ func TestApproveOptionsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkApprove(t, "claude-code", mustRead(t, res.Path), "120", " --match '^mcp__wf__(write|delete)' --timeout 1m30s")
-}
-
-func TestDoctorApproveTimeouts(t *testing.T) {
-	t.Setenv("INTERCEPTOR_TIMEOUT", "")
-	bin := ""
-	hook := func(cmd, timeout string) string {
-		h := `{"type":"command","command":"` + bin + ` ` + cmd + `"`
-		if timeout != "" {
-			h += `,"timeout":` + timeout
-		}
-		return h + `}`
-	}
-	grouped := func(event, approveTimeout string) string {
-		return `{"hooks":{"` + event + `":[{"matcher":"^mcp__wf__","hooks":[` + hook("approve --client x --timeout 5m", approveTimeout) + `,` +
-			hook("inject --client x --server wf", "10") + `]}]}}`
-	}
-	for _, c := range []struct {
-		client, doc, level, msg string
-	}{
-		{"claude-code", grouped("PreToolUse", "60"), Fail, "kills it after 60s and runs the tool UNAPPROVED: set \"timeout\": 330"},
-		{"claude-code", grouped("PreToolUse", ""), Fail, "sets no timeout, so Claude Code kills it after its default 1m0s"},
-		{"claude-code", grouped("PreToolUse", "330"), OK, "timeout (330s) covers its --timeout 5m0s"},
-		{"claude-code", grouped("PreToolUse", `"330"`), Fail, "is not a number"},
-		{"codex", grouped("PreToolUse", "329"), Fail, "Codex kills it after 329s"},
-		{"codex", grouped("PreToolUse", ""), OK, "Codex's default 10m0s covers"},
-		{"gemini", grouped("BeforeTool", "330"), Fail, "Gemini CLI kills it after 330ms"},
-		{"gemini", grouped("BeforeTool", ""), Fail, "Gemini CLI kills it after its default 1m0s"},
-		{"gemini", grouped("BeforeTool", "330000"), OK, "timeout (330000ms) covers"},
-		{"cursor", `{"version":1,"hooks":{"preToolUse":[{"command":"` + bin + ` approve --client cursor"},{"command":"` + bin + ` inject --client cursor --server wf"}]}}`, Warn, "Cursor's default is not documented"},
-		{"cursor", `{"version":1,"hooks":{"preToolUse":[{"command":"` + bin + ` approve --client cursor --timeout=20m","timeout":600}]}}`, Fail, "waits up to 20m0s (--timeout) but Cursor kills it after 600s"},
-	} {
-		t.Run(c.client+"/"+c.msg, func(t *testing.T) {
-			env := testEnv(t)
-			bin = filepath.Join(env.Home, "bin", "interceptor")
-			mustWrite(t, bin, "#!/bin/sh\n", 0o755)
-			c.doc = strings.ReplaceAll(c.doc, `"command":" `, `"command":"`+bin+` `)
-			mustWrite(t, mustPath(t, env, c.client), c.doc, 0o644)
-			rep := Doctor(env, "", time.Now())
-			if !hasFinding(rep, c.client, c.level, c.msg) {
-				t.Fatalf("want %s %q in %+v", c.level, c.msg, findingsOf(rep, c.client))
-			}
-			if c.level == Fail && rep.OK {
-				t.Fatal("report OK with a fail finding")
-			}
-			if c.level != Fail && hasFinding(rep, c.client, Fail, "approve hook") {
-				t.Fatalf("a fail finding on the approve hook: %+v", findingsOf(rep, c.client))
-			}
-		})
-	}
-	// INTERCEPTOR_TIMEOUT in the environment is what approve waits for
-	// when the command gives no --timeout.
-	env := testEnv(t)
-	bin = filepath.Join(env.Home, "bin", "interceptor")
-	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
-	mustWrite(t, mustPath(t, env, "codex"), strings.ReplaceAll(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"B approve --client codex"}]}]}}`, "B", bin), 0o644)
-	t.Setenv("INTERCEPTOR_TIMEOUT", "15m")
-	if rep := Doctor(env, "", time.Now()); !hasFinding(rep, "codex", Fail, "kills it after its default 10m0s") {
-		t.Fatalf("INTERCEPTOR_TIMEOUT not taken into account: %+v", findingsOf(rep, "codex"))
-	}
 }
 
 func TestApproveRefused(t *testing.T) {

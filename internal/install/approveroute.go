@@ -19,16 +19,16 @@ type ApproveHook struct {
 }
 
 // FindApproveHooks lists the approve hooks of client in the configs it
-// reads at user scope and at env.Project's project scope (what doctor
-// reads), each with whether the client runs it.
+// reads at user scope and at env.Project's project scope (HookFiles), each
+// with whether the client runs it.
 func FindApproveHooks(env Env, client string) ([]ApproveHook, error) {
 	_, c, err := lookup(client)
 	if err != nil {
 		return nil, err
 	}
 	var out []ApproveHook
-	for _, p := range doctorPaths(env, c) {
-		data, err := os.ReadFile(p.path)
+	for _, p := range HookFiles(env, c) {
+		data, err := os.ReadFile(p.Path)
 		if os.IsNotExist(err) {
 			continue
 		}
@@ -37,28 +37,25 @@ func FindApproveHooks(env Env, client string) ([]ApproveHook, error) {
 		}
 		if c.Layout == hooks.Plugin {
 			if shim, ok := readShim(string(data)); ok && len(shim.approveArgs) > 0 {
-				out = append(out, ApproveHook{Scope: p.scope, Path: p.path})
+				out = append(out, ApproveHook{Scope: p.Scope, Path: p.Path})
 			}
 			continue
 		}
-		found, err := findHooks(p.path, data, false, c)
+		found, err := FindHooks(p.Path, data, c)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range found {
-			if f.command.Sub != "approve" {
+		for _, h := range found {
+			if h.Command.Sub != "approve" {
 				continue
 			}
-			h := ApproveHook{Scope: p.scope, Path: p.path}
+			ah := ApproveHook{Scope: p.Scope, Path: p.Path}
 			if c.TrustStep != "" {
-				// doctor's own trust check, its findings dropped.
-				rep := HookReport{}
-				doctorCodexTrust(&ClientReport{}, env, c, f, &rep, p.path, p.scope)
-				if rep.Trust != "trusted" {
-					h.Skipped = fmt.Sprintf("%s does not run it: it is %s (%s, or interceptor install %s --trust)", c.Display, rep.Trust, c.TrustStep, c.Name)
+				if t := Trust(env, c, h, p.Path); t.State != "trusted" {
+					ah.Skipped = fmt.Sprintf("%s does not run it: it is %s (%s, or interceptor install %s --trust)", c.Display, t.State, c.TrustStep, c.Name)
 				}
 			}
-			out = append(out, h)
+			out = append(out, ah)
 		}
 	}
 	return out, nil

@@ -2,7 +2,6 @@ package install
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,9 +44,9 @@ func (s cline) sub() string {
 	return "inject"
 }
 
-// readClineScript reads the command of a script install wrote; ok is false
-// for a file that is not one (the user's own hook).
-func readClineScript(doc string) (cmd HookCommand, ok bool) {
+// ReadScript reads the command of a hook script install wrote; ok is
+// false for a file that is not one (the user's own hook).
+func ReadScript(doc string) (cmd HookCommand, ok bool) {
 	if !strings.HasPrefix(doc, clineHeader) {
 		return cmd, false
 	}
@@ -96,7 +95,7 @@ func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	given := o.Hook
 	given.NotServers = nil
 	if doc != nil {
-		old, ok := readClineScript(string(doc))
+		old, ok := ReadScript(string(doc))
 		if !ok {
 			return nil, nil, fmt.Errorf("%s is your own Cline hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
 		}
@@ -126,13 +125,13 @@ func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 		notes = append(notes, "--redact left out: Cline cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
 	for _, other := range otherClineHooks(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
-		notes = append(notes, alsoRuns(c.c, other, c.event))
+		notes = append(notes, AlsoRuns(c.c, other, c.event))
 	}
 	return renderClineScript(c.event, c.argv(o.Bin, servers, given.args())), notes, nil
 }
 
 func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
-	old, ok := readClineScript(string(doc))
+	old, ok := ReadScript(string(doc))
 	if !ok {
 		return nil, fmt.Errorf("%s is not a hook interceptor wrote; leaving it alone", path)
 	}
@@ -169,90 +168,8 @@ func otherClineHooks(c *hooks.Client, dirs, skip []string, event string) []strin
 	return out
 }
 
-// alsoRuns says that path runs beside interceptor's hook on event.
-func alsoRuns(c *hooks.Client, path, event string) string {
+// AlsoRuns says that the file at path runs beside interceptor's hook
+// script on event, and what that costs: install's note, doctor's warning.
+func AlsoRuns(c *hooks.Client, path, event string) string {
 	return fmt.Sprintf("%s also runs on every %s event (%s runs each file named after the event, in any case, with or without a script extension): if it replies with overrideInput too, the reply of the file whose path sorts last wins and the token may be lost", path, event, c.Display)
-}
-
-// doctorOtherScripts warns of the files Cline runs beside interceptor's
-// scripts, in every dir it reads hooks from.
-func doctorOtherScripts(cr *ClientReport, env Env, c *hooks.Client) {
-	var dirs, skip []string
-	for _, d := range c.ScriptDirs {
-		if dir := env.resolve(d); !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir)
-		}
-	}
-	for _, scope := range []Scope{User, Project} {
-		for _, ev := range []string{c.PreTool, c.PostTool} {
-			skip = append(skip, cline{c, ev}.path(env, scope))
-		}
-	}
-	for _, event := range []string{c.PreTool, c.PostTool} {
-		for _, other := range otherClineHooks(c, dirs, skip, event) {
-			cr.add(Warn, "%s", alsoRuns(c, other, event))
-		}
-	}
-}
-
-// doctorScripts checks the two scripts of one scope.
-func doctorScripts(cr *ClientReport, env Env, c *hooks.Client, scope Scope) (ConfigReport, bool) {
-	pre := cline{c, c.PreTool}
-	conf := ConfigReport{Scope: scope, Path: filepath.Dir(pre.path(env, scope)), Hooks: []HookReport{}}
-	kinds := map[string][]string{} // server -> kinds found
-	type script struct {
-		path          string
-		servers, argv []string
-	}
-	var scripts []script
-	found := false
-	for _, s := range []cline{pre, cline{c, c.PostTool}} {
-		path := s.path(env, scope)
-		data, err := readFileIfExists(path)
-		if err != nil {
-			cr.add(Fail, "%s: %v", path, err)
-			continue
-		}
-		if data == nil {
-			continue
-		}
-		found = true
-		cmd, ok := readClineScript(string(data))
-		if !ok {
-			cr.add(Info, "%s is a hook of your own, not interceptor's", path)
-			continue
-		}
-		h := HookReport{Event: s.event, Kind: cmd.Sub, Servers: cmd.Servers, Command: shellJoin(cmd.Argv), Bin: cmd.Bin, BinOK: binOK(cmd.Bin)}
-		if h.Servers == nil {
-			h.Servers = []string{}
-		}
-		conf.Hooks = append(conf.Hooks, h)
-		if !h.BinOK {
-			cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, cmd.Bin)
-		}
-		if !isWindows() && !binOK(path) {
-			cr.add(Fail, "%s is not executable, so %s cannot run it: chmod +x it", path, c.Display)
-		}
-		for _, srv := range cmd.Servers {
-			kinds[srv] = append(kinds[srv], cmd.Sub)
-		}
-		scripts = append(scripts, script{path, cmd.Servers, cmd.Argv})
-	}
-	for _, srv := range slices.Sorted(maps.Keys(kinds)) {
-		doctorServer(cr, c, srv, func() ([]string, []string) { return kinds[srv], []string{conf.Path} })
-	}
-	if len(scripts) > 0 {
-		configured, problems := configuredServers(env, c)
-		for _, p := range problems {
-			cr.add(Warn, "cannot read the MCP servers %s has configured: %s", c.Display, p)
-		}
-		for _, a := range scripts {
-			// A script's own servers are not refused by its options.
-			others := slices.DeleteFunc(slices.Clone(configured), func(n string) bool { return slices.Contains(a.servers, n) })
-			for _, srv := range a.servers {
-				doctorCollisions(cr, c, srv, others, a.argv, a.path)
-			}
-		}
-	}
-	return conf, found
 }

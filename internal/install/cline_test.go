@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
@@ -39,10 +38,6 @@ func TestClineScripts(t *testing.T) {
 	}
 	if got := mustRead(t, pre); !strings.HasSuffix(got, "\nexec "+testBin+" inject --client cline --server wf --server wf2 --state-dir /tmp/st\n") {
 		t.Fatalf("PreToolUse script:\n%s", got)
-	}
-	rep := Doctor(env, t.TempDir(), time.Now())
-	if !hasFinding(rep, "cline", OK, `server "wf2": inject, capture installed`) {
-		t.Errorf("doctor: %+v", findingsOf(rep, "cline"))
 	}
 	// Uninstalling one server keeps the other's hooks.
 	if _, err := Uninstall(env, o); err != nil {
@@ -80,10 +75,6 @@ func TestClineKeepsTheUsersOwnHook(t *testing.T) {
 	if mustRead(t, post) != mine {
 		t.Fatal("uninstall touched the user's hook")
 	}
-	rep := Doctor(env, t.TempDir(), time.Now())
-	if !hasFinding(rep, "cline", Info, "is a hook of your own") {
-		t.Errorf("doctor: %+v", findingsOf(rep, "cline"))
-	}
 }
 
 // One pair of scripts serves every server of a scope, so its --not-server
@@ -115,51 +106,5 @@ func TestClineScriptsShareRefusals(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "collide under Cline") {
 		t.Errorf("notes %q", res.Notes)
-	}
-}
-
-// Cline runs every file in its hook dirs named after the event, in any
-// case, with or without a script extension: a user's own PreToolUse.sh runs
-// beside interceptor's PreToolUse, and whichever sorts last decides the
-// input. Install and doctor say so; files Cline does not run are not named.
-func TestClineOtherHooksWarned(t *testing.T) {
-	env := testEnv(t)
-	runs := []string{
-		filepath.Join(env.Home, ".cline", "hooks", "pretooluse.sh"),
-		filepath.Join(env.Home, ".cline", "hooks", "PostToolUse.py"),
-		filepath.Join(env.Home, "Documents", "Cline", "Hooks", "PRETOOLUSE.js"),
-		filepath.Join(env.Project, ".cline", "hooks", "PreToolUse"),
-	}
-	idle := []string{
-		filepath.Join(env.Home, ".cline", "hooks", "PreToolUse.SH"),
-		filepath.Join(env.Home, ".cline", "hooks", "PreToolUse.txt"),
-		filepath.Join(env.Home, ".cline", "hooks", "TaskStart.sh"),
-	}
-	for _, p := range append(append([]string{}, runs...), idle...) {
-		mustWrite(t, p, "#!/bin/sh\necho '{}'\n", 0o755)
-	}
-	res, err := Install(env, opts("cline", User))
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes := strings.Join(res.Notes, "\n")
-	for _, p := range runs[:2] {
-		if !strings.Contains(notes, p+" also runs on every ") {
-			t.Errorf("install does not name %s: %q", p, res.Notes)
-		}
-	}
-	rep := Doctor(env, t.TempDir(), time.Now())
-	for _, p := range runs {
-		if !hasFinding(rep, "cline", Warn, p+" also runs on every ") {
-			t.Errorf("doctor does not name %s: %+v", p, findingsOf(rep, "cline"))
-		}
-	}
-	for _, p := range idle {
-		if hasFinding(rep, "cline", Warn, p) || strings.Contains(notes, p) {
-			t.Errorf("%s, which Cline does not run, was named: %+v %q", p, findingsOf(rep, "cline"), res.Notes)
-		}
-	}
-	if !hasFinding(rep, "cline", Warn, "PostToolUse.py also runs on every PostToolUse event") {
-		t.Errorf("the event is not named: %+v", findingsOf(rep, "cline"))
 	}
 }

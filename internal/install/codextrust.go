@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -152,4 +153,65 @@ func (st codexConfig) projectTrusted(dir string) bool {
 			return false
 		}
 	}
+}
+
+// HookTrust is what a client that runs new or changed hooks only once they
+// are trusted (hooks.Client.TrustStep) has recorded of one hook.
+type HookTrust struct {
+	// State is trusted, untrusted, modified (changed since it was
+	// trusted), disabled, or unknown: the record cannot be read (Err), or
+	// the hook has fields whose trust hash is not modelled here.
+	State string
+	Err   error
+	// Record is the file of trust records (hooks.Client.TrustRecord).
+	// ProjectTrusted: it trusts env.Project or a dir above it, which a
+	// client with ProjectTrust needs before it loads a project's hooks.
+	Record         string
+	ProjectTrusted bool
+}
+
+// Trust reads the client's trust record of hook h, found in the file at
+// path.
+func Trust(env Env, c *hooks.Client, h Hook, path string) HookTrust {
+	t := HookTrust{Record: env.Resolve(c.TrustRecord)}
+	st, err := readCodexState(t.Record)
+	if err != nil && !os.IsNotExist(err) {
+		t.State, t.Err = "unknown", err
+		return t
+	}
+	t.ProjectTrusted = st.projectTrusted(env.Project)
+	f := h.found
+	want, ok := codexHookHash(f.event, f.matcher, f.hook)
+	if !ok {
+		t.State = "unknown"
+		return t
+	}
+	var rec codexHookState
+	found := false
+	for _, p := range candidatePaths(path) {
+		if r, ok := st.Hooks.State[codexHookKey(p, f.event, f.group, f.index)]; ok {
+			rec, found = r, true
+			break
+		}
+	}
+	switch {
+	case found && rec.disabled():
+		t.State = "disabled"
+	case found && rec.TrustedHash == want:
+		t.State = "trusted"
+	case found && rec.TrustedHash != "":
+		t.State = "modified"
+	default:
+		t.State = "untrusted"
+	}
+	return t
+}
+
+// candidatePaths are the spellings Codex may key a file by.
+func candidatePaths(path string) []string {
+	out := []string{path}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		out = append(out, real)
+	}
+	return out
 }

@@ -47,7 +47,7 @@ func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result,
 			want = append(want, [2]string{codexHookKey(hf.path, h.event, h.group, h.index), hash})
 		}
 	}
-	f, err := openConfig(env.resolve(c.TrustRecord), !o.DryRun, !o.DryRun)
+	f, err := openConfig(env.Resolve(c.TrustRecord), !o.DryRun, !o.DryRun)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestInstallCodexTrust(t *testing.T) {
@@ -28,17 +27,16 @@ func TestInstallCodexTrust(t *testing.T) {
 		t.Fatalf("config.toml lost its own content:\n%s", after)
 	}
 	trusted := func() int {
-		rep := Doctor(env, t.TempDir(), time.Now())
 		n := 0
-		for _, f := range findingsOf(rep, "codex") {
-			if f.Level == OK && strings.Contains(f.Message, "is trusted by Codex") {
+		for _, state := range trustStates(t, env, "codex", User) {
+			if state == "trusted" {
 				n++
 			}
 		}
 		return n
 	}
 	if n := trusted(); n != 2 {
-		t.Fatalf("doctor sees %d trusted hooks, want 2: %q", n, findingsOf(Doctor(env, t.TempDir(), time.Now()), "codex"))
+		t.Fatalf("Trust reads %d trusted hooks, want 2: %v", n, trustStates(t, env, "codex", User))
 	}
 	// Again: nothing changes.
 	if res, err := Install(env, o); err != nil || res.Changed || mustRead(t, config) != after {
@@ -50,7 +48,7 @@ func TestInstallCodexTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := trusted(); n != 2 {
-		t.Fatalf("after the change doctor sees %d trusted hooks, want 2", n)
+		t.Fatalf("after the change Trust reads %d trusted hooks, want 2", n)
 	}
 	if got := mustRead(t, config); strings.Count(got, "[hooks.state.") != 3 {
 		t.Fatalf("records were added, not replaced:\n%s", got)

@@ -196,11 +196,11 @@ func parseHookCommand(cmd string) (HookCommand, bool) {
 	return h, true
 }
 
-// approveTimeout is how long an approve hook's command waits for a
+// ApproveTimeout is how long an approve hook's command waits for a
 // decision: its --timeout, else INTERCEPTOR_TIMEOUT from env, else approve's
 // default. ok is false for another subcommand or a --timeout that does not
 // parse.
-func (h HookCommand) approveTimeout(env func(string) string) (d time.Duration, ok bool) {
+func (h HookCommand) ApproveTimeout(env func(string) string) (d time.Duration, ok bool) {
 	if h.Sub != "approve" {
 		return 0, false
 	}

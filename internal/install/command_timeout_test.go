@@ -28,7 +28,7 @@ func TestApproveHookTimeout(t *testing.T) {
 		if !ok {
 			t.Fatalf("parseHookCommand(%q) refused it", c.cmd)
 		}
-		got, ok := h.approveTimeout(env(c.env))
+		got, ok := h.ApproveTimeout(env(c.env))
 		if got != c.want || ok != c.ok {
 			t.Errorf("approveTimeout(%q) = %s %t, want %s %t", c.cmd, got, ok, c.want, c.ok)
 		}

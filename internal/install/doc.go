@@ -1,8 +1,9 @@
 // Package install wires interceptor into the AI coding clients' own config
 // files, as internal/hooks describes each client (hooks.Client): it merges
 // the hooks into their JSON hook configs, writes the OpenCode and Kilo
-// plugin shim and Cline's hook scripts, takes them out again, and checks
-// what is installed (doctor).
+// plugin shim and Cline's hook scripts, and takes them out again. Its read
+// side (read.go) tells internal/doctor, and children's approve route, what
+// is installed, read as install reads it.
 //
 // Edits are surgical: the user's bytes outside the edit, comments included,
 // never change, running install twice changes nothing, uninstall takes out
@@ -24,8 +25,9 @@
 //   - deliver.go: the human tools server's deliver hooks (--deliver).
 //   - codextrust.go: Codex's trust hash of a hook and the trust records in
 //     its config.toml; codextrust_install.go: --trust, which writes them.
-//   - doctor.go: the checks; mcpservers.go: the MCP servers a client has
-//     configured; humantimeout.go: whether a held human tool returns before
-//     the client's MCP tool timeout; approveroute.go: the approve hooks a
-//     headless child's calls would reach.
+//   - read.go: what doctor reads (HookFiles, FindHooks, ReadShim,
+//     ScriptPath, OtherScripts); mcpservers.go: the MCP servers a client
+//     has configured (MCPServers, ConfiguredServers); codextrust.go's Trust:
+//     Codex's record of a hook; approveroute.go: the approve hooks a
+//     headless child's calls would reach (FindApproveHooks).
 package install

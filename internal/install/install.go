@@ -141,8 +141,8 @@ func lookup(name string) (client, *hooks.Client, error) {
 	return hookFile{c}, c, nil
 }
 
-// resolve is the file p names in this environment ("" for none).
-func (env Env) resolve(p hooks.Path) string {
+// Resolve is the file p names in this environment ("" for none).
+func (env Env) Resolve(p hooks.Path) string {
 	if p.Rel == "" {
 		return ""
 	}
@@ -165,9 +165,9 @@ func (env Env) resolve(p hooks.Path) string {
 // configPath is the file install edits for a client and scope.
 func (env Env) configPath(c *hooks.Client, scope Scope) string {
 	if scope == Project {
-		return env.resolve(c.Project)
+		return env.Resolve(c.Project)
 	}
-	return env.resolve(c.User)
+	return env.Resolve(c.User)
 }
 
 // ConfigPath is the file install edits for a client and scope.
@@ -354,7 +354,7 @@ func uninstallFile(env Env, o Options, c client) (*Result, error) {
 // collisions are the servers configured in the client whose tool names
 // collide with server's, which its hooks must refuse, and a note saying so.
 func collisions(env Env, c *hooks.Client, server string) ([]string, []string) {
-	configured, problems := configuredServers(env, c)
+	configured, problems := ConfiguredServers(env, c)
 	var notes []string
 	for _, p := range problems {
 		notes = append(notes, "cannot read the MCP servers "+c.Display+" has configured ("+p+"): servers whose tool names look like "+server+"'s are not refused")

@@ -2,14 +2,14 @@ package install
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/testfiles"
 	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
 )
@@ -106,11 +106,6 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 					if err != nil || res.Changed || mustRead(t, path) != after {
 						t.Fatalf("second install changed something: %+v %v", res, err)
 					}
-					// doctor sees it.
-					rep := Doctor(env, filepath.Join(env.Home, "state"), time.Now())
-					if !hasFinding(rep, client, OK, `server "wf"`) && !hasFinding(rep, client, OK, "server(s) wf") {
-						t.Fatalf("doctor does not see the hooks: %+v", findingsOf(rep, client))
-					}
 					// Uninstall restores the bytes.
 					res, err = Uninstall(env, o)
 					if err != nil || !res.Changed {
@@ -150,24 +145,6 @@ func checkCommentsKept(t *testing.T, before, after string) {
 			}
 		}
 	}
-}
-
-func hasFinding(rep Report, client, level, substr string) bool {
-	for _, f := range findingsOf(rep, client) {
-		if f.Level == level && strings.Contains(f.Message, substr) {
-			return true
-		}
-	}
-	return false
-}
-
-func findingsOf(rep Report, client string) []Finding {
-	for _, c := range rep.Clients {
-		if c.Client == client {
-			return c.Findings
-		}
-	}
-	return nil
 }
 
 // checkInstalled checks the written config is valid and holds the hooks.
@@ -453,7 +430,26 @@ func TestCodexTrustHash(t *testing.T) {
 	}
 }
 
-func TestDoctorCodexTrust(t *testing.T) {
+// trustStates are what Trust reads of each hook in the client's config at
+// scope, by event.
+func trustStates(t *testing.T, env Env, client string, scope Scope) map[string]string {
+	t.Helper()
+	c, _ := hooks.FindClient(client)
+	path, _ := ConfigPath(env, client, scope)
+	found, err := FindHooks(path, []byte(mustRead(t, path)), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, h := range found {
+		out[h.Event] = Trust(env, c, h, path).State
+	}
+	return out
+}
+
+// Trust reads Codex's records of the hooks in either spelling, not from a
+// config.toml Codex would refuse, and not for a hook changed since.
+func TestTrust(t *testing.T) {
 	env := testEnv(t)
 	env.CodexHome = filepath.Join(env.Home, "codex-home")
 	bin := filepath.Join(env.Home, "bin", "interceptor")
@@ -464,10 +460,13 @@ func TestDoctorCodexTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Doctor(env, "", time.Now())
-	if rep.OK || !hasFinding(rep, "codex", Fail, "not trusted yet") {
-		t.Fatalf("untrusted hooks not reported: %+v", findingsOf(rep, "codex"))
+	want := func(state string) {
+		t.Helper()
+		if got := trustStates(t, env, "codex", User); len(got) != 2 || got["PreToolUse"] != state || got["PostToolUse"] != state {
+			t.Fatalf("trust %v, want both %s", got, state)
+		}
 	}
+	want("untrusted")
 	// Trust them the way Codex records it.
 	doc := mustRead(t, res.Path)
 	// Both spellings Codex accepts: a table per hook, and inline tables
@@ -484,60 +483,22 @@ func TestDoctorCodexTrust(t *testing.T) {
 		"\n[hooks.state." + pre[0] + "]\nenabled = true\ntrusted_hash = \"" + pre[1] + "\"\n"
 	configPath := filepath.Join(env.CodexHome, "config.toml")
 	mustWrite(t, configPath, config, 0o600)
-	rep = Doctor(env, "", time.Now())
-	if !rep.OK || !hasFinding(rep, "codex", OK, "PreToolUse hook") || !hasFinding(rep, "codex", OK, "PostToolUse hook") {
-		t.Fatalf("trusted hooks not seen: %+v", findingsOf(rep, "codex"))
+	want("trusted")
+	mustWrite(t, configPath, strings.Replace(config, "enabled = true", "enabled = false", 1), 0o600)
+	if got := trustStates(t, env, "codex", User)["PreToolUse"]; got != "disabled" {
+		t.Fatalf("a disabled hook reads as %s", got)
 	}
 	// A config.toml Codex would refuse (here: [hooks.state] defined twice)
 	// is not read as trust.
 	mustWrite(t, configPath, config+"\n[hooks.state]\n", 0o600)
-	rep = Doctor(env, "", time.Now())
-	if !hasFinding(rep, "codex", Warn, "cannot tell whether Codex trusts") || hasFinding(rep, "codex", OK, "trusted by Codex") {
-		t.Fatalf("invalid config.toml read as trust: %+v", findingsOf(rep, "codex"))
-	}
+	want("unknown")
 	mustWrite(t, configPath, config, 0o600)
 	// A reinstall that changes the command invalidates the trust.
 	o.Hook.Arg = "tok"
 	if _, err := Install(env, o); err != nil {
 		t.Fatal(err)
 	}
-	rep = Doctor(env, "", time.Now())
-	if rep.OK || !hasFinding(rep, "codex", Fail, "changed since Codex trusted it") {
-		t.Fatalf("modified hooks not reported: %+v", findingsOf(rep, "codex"))
-	}
-}
-
-func TestDoctorFindings(t *testing.T) {
-	env := testEnv(t)
-	path := filepath.Join(env.Project, ".claude", "settings.json")
-	mustWrite(t, path, `{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"rewrite-args.sh"}]}]}}`, 0o644)
-	o := opts("claude-code", User)
-	o.Bin = filepath.Join(env.Home, "bin", "interceptor") // does not exist
-	if _, err := Install(env, o); err != nil {
-		t.Fatal(err)
-	}
-	rep := Doctor(env, "", time.Now())
-	if rep.OK || !hasFinding(rep, "claude-code", Fail, "does not exist") {
-		t.Fatalf("missing binary not reported: %+v", findingsOf(rep, "claude-code"))
-	}
-	if !hasFinding(rep, "claude-code", Warn, `"rewrite-args.sh" also fires on wf's tools`) {
-		t.Fatalf("race not reported: %+v", findingsOf(rep, "claude-code"))
-	}
-	if !hasFinding(rep, "gemini", Info, "no config found") {
-		t.Fatalf("absent client not reported: %+v", findingsOf(rep, "gemini"))
-	}
-	mustWrite(t, o.Bin, "#!/bin/sh\n", 0o755)
-	rep = Doctor(env, "", time.Now())
-	if !rep.OK {
-		t.Fatalf("doctor fails with the binary in place: %+v", findingsOf(rep, "claude-code"))
-	}
-	if b, err := json.Marshal(rep); err != nil || !gjson.ValidBytes(b) {
-		t.Fatal("report does not marshal")
-	}
-	mustWrite(t, path, "{ // no\n}", 0o644)
-	if rep = Doctor(env, "", time.Now()); rep.OK || !hasFinding(rep, "claude-code", Fail, "comments") {
-		t.Fatalf("JSONC not reported: %+v", findingsOf(rep, "claude-code"))
-	}
+	want("modified")
 }
 
 func TestShellQuoteRoundTrip(t *testing.T) {
@@ -576,41 +537,10 @@ func mustPath(t *testing.T, env Env, client string) string {
 	return p
 }
 
-func mustWrite(t *testing.T, path, data string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// mustWrite and mustRead set up and read files, failing the test.
+var mustWrite, mustRead = testfiles.Write, testfiles.Read
 
 func mustReadRecipe(t *testing.T) string {
 	t.Helper()
 	return mustRead(t, filepath.Join("..", "..", "recipes", "opencode", "interceptor.ts"))
-}
-
-func TestDoctorFromTheHomeDir(t *testing.T) {
-	env := testEnv(t)
-	env.Project = env.Home
-	if _, err := Install(env, opts("claude-code", User)); err != nil {
-		t.Fatal(err)
-	}
-	rep := Doctor(env, "", time.Now())
-	if hasFinding(rep, "claude-code", Warn, "hooks (in") || len(rep.Clients[0].Configs) != 1 {
-		t.Fatalf("the user's file read twice: %+v", rep.Clients[0])
-	}
 }

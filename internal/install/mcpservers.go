@@ -13,12 +13,26 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// configuredServers lists the MCP servers the client has configured, in
-// every file it reads them from (hooks.Client.MCPServers), sorted and
-// without repeats. A file that cannot be read is named in problems.
-func configuredServers(env Env, c *hooks.Client) (names, problems []string) {
+// MCPServer is one MCP server a client has configured, as far as install
+// and doctor read it.
+type MCPServer struct {
+	Name string
+	Path string // the file it is configured in
+	// Command and Args are how the client starts it.
+	Command string
+	Args    []string
+	// ToolTimeout is the entry's tool-call timeout key
+	// (hooks.Client.MCPToolTimeout), in its unit, when HasToolTimeout.
+	ToolTimeout    float64
+	HasToolTimeout bool
+}
+
+// MCPServers lists the MCP servers the client has configured, file by
+// file as hooks.Client.MCPServers lists them. A file that cannot be read is
+// named in problems.
+func MCPServers(env Env, c *hooks.Client) (servers []MCPServer, problems []string) {
 	for _, l := range c.MCPServers {
-		path := env.resolve(l.Path)
+		path := env.Resolve(l.Path)
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -27,30 +41,58 @@ func configuredServers(env Env, c *hooks.Client) (names, problems []string) {
 			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
 			continue
 		}
-		found, err := serverNames(data, l, env.Project)
+		found, err := serverEntries(data, l, env.Project, c.MCPToolTimeout.Key)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
 			continue
 		}
-		names = append(names, found...)
+		for i := range found {
+			found[i].Path = path
+		}
+		servers = append(servers, found...)
+	}
+	return servers, problems
+}
+
+// ConfiguredServers are the names of the MCP servers the client has
+// configured (MCPServers), sorted and without repeats.
+func ConfiguredServers(env Env, c *hooks.Client) (names, problems []string) {
+	servers, problems := MCPServers(env, c)
+	for _, s := range servers {
+		names = append(names, s.Name)
 	}
 	slices.Sort(names)
 	return slices.Compact(names), problems
 }
 
-// serverNames are the keys of the server list l in one file.
-func serverNames(data []byte, l hooks.ServerList, project string) ([]string, error) {
-	var names []string
+// serverEntries are the entries of the server list l in one file;
+// timeoutKey ("": none) is the key of an entry's tool-call timeout.
+func serverEntries(data []byte, l hooks.ServerList, project, timeoutKey string) ([]MCPServer, error) {
+	var out []MCPServer
 	if l.TOML {
 		var doc map[string]any
 		if err := toml.Unmarshal(data, &doc); err != nil {
 			return nil, err
 		}
 		list, _ := doc[l.Key].(map[string]any)
-		for name := range list {
-			names = append(names, name)
+		for name, v := range list {
+			m, _ := v.(map[string]any)
+			e := MCPServer{Name: name}
+			e.Command, _ = m["command"].(string)
+			args, _ := m["args"].([]any)
+			for _, a := range args {
+				s, _ := a.(string)
+				e.Args = append(e.Args, s)
+			}
+			switch t := m[timeoutKey].(type) {
+			case int64:
+				e.ToolTimeout, e.HasToolTimeout = float64(t), timeoutKey != ""
+			case float64:
+				e.ToolTimeout, e.HasToolTimeout = t, timeoutKey != ""
+			}
+			out = append(out, e)
 		}
-		return names, nil
+		return out, nil
 	}
 	plain := standardJSON(data)
 	if plain == nil {
@@ -63,9 +105,16 @@ func serverNames(data []byte, l hooks.ServerList, project string) ([]string, err
 		}
 		path = append(path, gjson.Escape(part))
 	}
-	gjson.GetBytes(plain, strings.Join(path, ".")).ForEach(func(k, _ gjson.Result) bool {
-		names = append(names, k.String())
+	gjson.GetBytes(plain, strings.Join(path, ".")).ForEach(func(k, v gjson.Result) bool {
+		e := MCPServer{Name: k.String(), Command: v.Get("command").Str}
+		for _, a := range v.Get("args").Array() {
+			e.Args = append(e.Args, a.Str)
+		}
+		if t := v.Get(gjson.Escape(timeoutKey)); timeoutKey != "" && t.Type == gjson.Number {
+			e.ToolTimeout, e.HasToolTimeout = t.Float(), true
+		}
+		out = append(out, e)
 		return true
 	})
-	return names, nil
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package install
+package doctor
 
 import (
 	"os"
@@ -9,35 +9,8 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/install"
 )
-
-// Each client's MCP server list is read where the client keeps it.
-func TestConfiguredServers(t *testing.T) {
-	env := testEnv(t)
-	env.CodexHome = filepath.Join(env.Home, "codex")
-	write := func(path, data string) { t.Helper(); mustWrite(t, path, data, 0o644) }
-	write(filepath.Join(env.Home, ".claude.json"), `{"mcpServers":{"u1":{}},"projects":{"`+env.Project+`":{"mcpServers":{"p1":{}}},"/elsewhere":{"mcpServers":{"no":{}}}}}`)
-	write(filepath.Join(env.Project, ".mcp.json"), `{"mcpServers":{"m1":{"command":"x"}}}`)
-	write(filepath.Join(env.CodexHome, "config.toml"), "model = \"m\"\n[mcp_servers.wf]\ncommand = \"x\"\n[mcp_servers.\"wf__admin\"]\ncommand = \"y\"\n")
-	write(filepath.Join(env.Project, ".codex", "config.toml"), "[mcp_servers.local]\ncommand = \"z\"\n")
-	write(filepath.Join(env.Home, ".gemini", "settings.json"), "{\n  // mine\n  \"mcpServers\": {\"g1\": {}} /* x */\n}\n")
-	write(filepath.Join(env.Home, ".config", "opencode", "opencode.json"), "{\n  // mine\n  \"mcp\": {\"o1\": {\"type\": \"local\"},},\n}\n")
-	write(filepath.Join(env.Project, "opencode.jsonc"), `{"mcp": {"o2": {}}}`)
-	write(filepath.Join(env.Project, ".cursor", "mcp.json"), `{"mcpServers": {"c1": {}}}`)
-	for client, want := range map[string][]string{
-		"claude-code": {"m1", "p1", "u1"},
-		"codex":       {"local", "wf", "wf__admin"},
-		"gemini":      {"g1"},
-		"opencode":    {"o1", "o2"},
-		"cursor":      {"c1"},
-	} {
-		c, _ := hooks.FindClient(client)
-		got, problems := configuredServers(env, c)
-		if !slices.Equal(got, want) || len(problems) > 0 {
-			t.Errorf("%s: servers %q (problems %q), want %q", client, got, problems, want)
-		}
-	}
-}
 
 // Issue 11: under Codex, wf's prefix mcp__wf__ starts wf__admin's
 // mcp__wf__admin__; install tells wf's hooks to refuse wf__admin's names,
@@ -52,19 +25,19 @@ func TestCollidingServersRefused(t *testing.T) {
 	mustWrite(t, codexConfig, "[mcp_servers.wf]\ncommand = \"x\"\n", 0o600)
 	mustWrite(t, filepath.Join(env.Project, ".mcp.json"), `{"mcpServers":{"wf":{},"wf__admin":{}}}`, 0o644)
 
-	o := opts("codex", User)
+	o := opts("codex", install.User)
 	o.Bin = bin
-	res, err := Install(env, o)
+	res, err := install.Install(env, o)
 	if err != nil || strings.Contains(mustRead(t, res.Path), "--not-server") {
 		t.Fatalf("a --not-server with no colliding server configured: %v\n%s", err, mustRead(t, res.Path))
 	}
 	// wf__admin appears in Codex's config: doctor fails wf's hooks.
 	mustWrite(t, codexConfig, "[mcp_servers.wf]\ncommand = \"x\"\n\n[mcp_servers.wf__admin]\ncommand = \"y\"\n", 0o600)
-	rep := Doctor(env, "", time.Now())
+	rep := Run(env, "", time.Now())
 	if !hasFinding(rep, "codex", Fail, `add --not-server wf__admin`) {
 		t.Fatalf("colliding server not failed: %+v", findingsOf(rep, "codex"))
 	}
-	res, err = Install(env, o)
+	res, err = install.Install(env, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,31 +48,31 @@ func TestCollidingServersRefused(t *testing.T) {
 	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "wf__admin") }) {
 		t.Fatalf("install does not say why: %q", res.Notes)
 	}
-	rep = Doctor(env, "", time.Now())
+	rep = Run(env, "", time.Now())
 	if hasFinding(rep, "codex", Fail, "--not-server") {
 		t.Fatalf("doctor still fails the refused collision: %+v", findingsOf(rep, "codex"))
 	}
 	// Claude Code: the payload names the server.
-	co := opts("claude-code", Project)
+	co := opts("claude-code", install.Project)
 	co.Bin = bin
-	res, err = Install(env, co)
+	res, err = install.Install(env, co)
 	if err != nil || strings.Contains(mustRead(t, res.Path), "--not-server") {
 		t.Fatalf("Claude Code got --not-server: %v\n%s", err, mustRead(t, res.Path))
 	}
-	if rep = Doctor(env, "", time.Now()); hasFinding(rep, "claude-code", Fail, "--not-server") {
+	if rep = Run(env, "", time.Now()); hasFinding(rep, "claude-code", Fail, "--not-server") {
 		t.Fatalf("doctor fails Claude Code: %+v", findingsOf(rep, "claude-code"))
 	}
 	// OpenCode's shim carries the refusal in its shared ARGS.
 	mustWrite(t, filepath.Join(env.Project, "opencode.json"), "{\n  // servers\n  \"mcp\": {\"wf\": {}, \"wf__admin\": {},},\n}\n", 0o644)
-	oo := opts("opencode", Project)
+	oo := opts("opencode", install.Project)
 	oo.Bin = bin
-	if res, err = Install(env, oo); err != nil {
+	if res, err = install.Install(env, oo); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(mustRead(t, res.Path), `const ARGS: string[] = ["--server", "wf", "--not-server", "wf__admin"]`) {
 		t.Fatalf("shim does not refuse wf__admin:\n%s", mustRead(t, res.Path))
 	}
-	if rep = Doctor(env, "", time.Now()); hasFinding(rep, "opencode", Fail, "--not-server") {
+	if rep = Run(env, "", time.Now()); hasFinding(rep, "opencode", Fail, "--not-server") {
 		t.Fatalf("doctor fails the shim: %+v", findingsOf(rep, "opencode"))
 	}
 }
@@ -116,19 +89,19 @@ func TestDoctorFailsMatcherThatNeverMatches(t *testing.T) {
 	}
 	path := filepath.Join(env.CodexHome, "hooks.json")
 	mustWrite(t, path, `{"hooks": {"PreToolUse": [`+hook("inject")+`], "PostToolUse": [`+hook("capture")+`]}}`, 0o644)
-	rep := Doctor(env, "", time.Now())
+	rep := Run(env, "", time.Now())
 	if !hasFinding(rep, "codex", Fail, `matcher "^mcp__workflow-server__" never matches server "workflow-server"'s tools, which Codex names mcp__workflow_server__tool`) {
 		t.Fatalf("dead matcher not failed: %+v", findingsOf(rep, "codex"))
 	}
 	// What install writes passes.
 	os.Remove(path)
-	o := opts("codex", User)
+	o := opts("codex", install.User)
 	o.Bin = bin
 	o.Server = "workflow-server"
-	if _, err := Install(env, o); err != nil {
+	if _, err := install.Install(env, o); err != nil {
 		t.Fatal(err)
 	}
-	if rep = Doctor(env, "", time.Now()); hasFinding(rep, "codex", Fail, "never matches") {
+	if rep = Run(env, "", time.Now()); hasFinding(rep, "codex", Fail, "never matches") {
 		t.Fatalf("install's matcher failed: %+v", findingsOf(rep, "codex"))
 	}
 }
@@ -139,18 +112,18 @@ func TestDoctorMatcherWholeName(t *testing.T) {
 	env := testEnv(t)
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
-	o := opts("copilot", Project)
+	o := opts("copilot", install.Project)
 	o.Bin = bin
-	res, err := Install(env, o)
+	res, err := install.Install(env, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := Doctor(env, "", time.Now()); hasFinding(rep, "copilot", Fail, "never matches") {
+	if rep := Run(env, "", time.Now()); hasFinding(rep, "copilot", Fail, "never matches") {
 		t.Fatalf("install's matcher failed: %+v", findingsOf(rep, "copilot"))
 	}
 	doc := strings.ReplaceAll(mustRead(t, res.Path), `"^wf-.*"`, `"^wf-"`)
 	mustWrite(t, res.Path, doc, 0o644)
-	if rep := Doctor(env, "", time.Now()); !hasFinding(rep, "copilot", Fail, `matcher "^wf-" never matches`) {
+	if rep := Run(env, "", time.Now()); !hasFinding(rep, "copilot", Fail, `matcher "^wf-" never matches`) {
 		t.Fatalf("a matcher short of the whole name passed: %+v", findingsOf(rep, "copilot"))
 	}
 }
@@ -164,23 +137,23 @@ func TestDoctorMatcherWholeName(t *testing.T) {
 func TestCollisionsPerClient(t *testing.T) {
 	for _, c := range []struct {
 		client  string
-		scope   Scope
+		scope   install.Scope
 		list    string // the client's MCP server list, relative to its root
 		project bool   // list is in the project dir, not the home dir
 		servers string // the JSON of the list, holding wf and other
 		other   string
 		written string // how the refusal reads in the file install writes
 	}{
-		{"cursor", User, ".cursor/mcp.json", false, `{"mcpServers":{"wf":{},"wf__admin":{}}}`, "wf__admin", "--not-server wf__admin"},
-		{"copilot", User, ".copilot/mcp-config.json", false, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
-		{"copilot", Project, ".mcp.json", true, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
-		{"copilot", Project, ".github/mcp.json", true, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
-		{"cline", User, ".cline/data/settings/cline_mcp_settings.json", false, `{"mcpServers":{"wf":{"disabled":false},"wf__admin":{}}}`, "wf__admin", "--not-server wf__admin"},
-		{"droid", User, ".factory/mcp.json", false, `{"mcpServers":{"wf":{},"wf_":{}}}`, "wf_", "--not-server wf_"},
-		{"droid", Project, ".factory/mcp.json", true, `{"mcpServers":{"wf":{},"wf_":{}}}`, "wf_", "--not-server wf_"},
-		{"kilo", Project, "kilo.jsonc", true, "{\n  // mine\n  \"mcp\": {\"wf\": {}, \"wf_admin\": {},},\n}\n", "wf_admin", `"--not-server", "wf_admin"`},
-		{"kilo", User, ".config/kilo/kilo.json", false, `{"mcp":{"wf":{},"wf_admin":{}}}`, "wf_admin", `"--not-server", "wf_admin"`},
-		{"kilo", User, ".kilocode/opencode.json", false, `{"mcp":{"wf":{},"wf_admin":{}}}`, "wf_admin", `"--not-server", "wf_admin"`},
+		{"cursor", install.User, ".cursor/mcp.json", false, `{"mcpServers":{"wf":{},"wf__admin":{}}}`, "wf__admin", "--not-server wf__admin"},
+		{"copilot", install.User, ".copilot/mcp-config.json", false, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
+		{"copilot", install.Project, ".mcp.json", true, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
+		{"copilot", install.Project, ".github/mcp.json", true, `{"mcpServers":{"wf":{},"wf-admin":{}}}`, "wf-admin", "--not-server wf-admin"},
+		{"cline", install.User, ".cline/data/settings/cline_mcp_settings.json", false, `{"mcpServers":{"wf":{"disabled":false},"wf__admin":{}}}`, "wf__admin", "--not-server wf__admin"},
+		{"droid", install.User, ".factory/mcp.json", false, `{"mcpServers":{"wf":{},"wf_":{}}}`, "wf_", "--not-server wf_"},
+		{"droid", install.Project, ".factory/mcp.json", true, `{"mcpServers":{"wf":{},"wf_":{}}}`, "wf_", "--not-server wf_"},
+		{"kilo", install.Project, "kilo.jsonc", true, "{\n  // mine\n  \"mcp\": {\"wf\": {}, \"wf_admin\": {},},\n}\n", "wf_admin", `"--not-server", "wf_admin"`},
+		{"kilo", install.User, ".config/kilo/kilo.json", false, `{"mcp":{"wf":{},"wf_admin":{}}}`, "wf_admin", `"--not-server", "wf_admin"`},
+		{"kilo", install.User, ".kilocode/opencode.json", false, `{"mcp":{"wf":{},"wf_admin":{}}}`, "wf_admin", `"--not-server", "wf_admin"`},
 	} {
 		t.Run(c.client+"/"+c.list, func(t *testing.T) {
 			env := testEnv(t)
@@ -189,7 +162,7 @@ func TestCollisionsPerClient(t *testing.T) {
 			o := opts(c.client, c.scope)
 			o.Bin = bin
 			// Hooks installed before the other server was configured.
-			if _, err := Install(env, o); err != nil {
+			if _, err := install.Install(env, o); err != nil {
 				t.Fatal(err)
 			}
 			list := filepath.Join(env.Home, c.list)
@@ -198,16 +171,16 @@ func TestCollisionsPerClient(t *testing.T) {
 			}
 			mustWrite(t, list, c.servers, 0o644)
 			want := "add --not-server " + c.other
-			if rep := Doctor(env, "", time.Now()); !hasFinding(rep, c.client, Fail, want) {
+			if rep := Run(env, "", time.Now()); !hasFinding(rep, c.client, Fail, want) {
 				t.Fatalf("colliding server not failed: %+v", findingsOf(rep, c.client))
 			}
-			res, err := Install(env, o)
+			res, err := install.Install(env, o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			files := []string{res.Path}
 			if c.client == "cline" {
-				files = append(files, cline{&hooks.ClineClient, "PostToolUse"}.path(env, c.scope))
+				files = append(files, install.ScriptPath(env, &hooks.ClineClient, c.scope, "PostToolUse"))
 			}
 			for _, f := range files {
 				if doc := mustRead(t, f); !strings.Contains(doc, c.written) {
@@ -217,7 +190,7 @@ func TestCollisionsPerClient(t *testing.T) {
 			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, c.other) }) {
 				t.Errorf("install does not say why: %q", res.Notes)
 			}
-			if rep := Doctor(env, "", time.Now()); hasFinding(rep, c.client, Fail, "--not-server") {
+			if rep := Run(env, "", time.Now()); hasFinding(rep, c.client, Fail, "--not-server") {
 				t.Fatalf("doctor still fails the refused collision: %+v", findingsOf(rep, c.client))
 			}
 		})

@@ -1,0 +1,22 @@
+// Package doctor checks what is installed for each client (Run): that
+// interceptor's hooks are all there and run an existing binary, that their
+// matchers match the server's tools as the client spells them, that servers
+// the client names alike are refused, that no other hook races inject, that
+// the client lets an approve hook wait as long as it asks and gates the
+// shell, that Codex trusts the hooks, that a held human tool returns before
+// the client's MCP tool timeout; then the state dirs. What a client does is
+// read from its hooks.Client, what is installed through install's read side
+// (install.HookFiles, FindHooks, ReadShim, ...): doctor has no client
+// switches and no config parser of its own.
+//
+// The files:
+//
+//   - doctor.go: the Report, Run, the checks of a JSON hook config and of
+//     the hooks in it.
+//   - shim.go: the OpenCode and Kilo plugin shim; scripts.go: Cline's hook
+//     scripts and the user's own files beside them.
+//   - trust.go: Codex's trust in each hook and in the project.
+//   - deliver.go: a human tools server's deliver hooks; humantimeout.go:
+//     whether a held human tool call returns before the client gives up.
+//   - state.go: the state dirs and the tokens they hold.
+package doctor

@@ -1,0 +1,101 @@
+package doctor
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/install"
+)
+
+// Doctor reads what install writes, for every client and scope, into a new
+// file and into a commented one (JSONC) where the client reads comments:
+// the token hooks, --approve's hook with its timeout, and --deliver's.
+func TestDoctorSeesWhatInstallWrote(t *testing.T) {
+	for _, c := range hooks.Clients {
+		docs := []string{""}
+		if c.Syntax.Comments && (c.Layout == hooks.Grouped || c.Layout == hooks.Flat) {
+			docs = append(docs, "// my settings\n{\n  /* kept */\n  \"theme\": \"dark\" // mine\n}\n")
+		}
+		for _, scope := range []install.Scope{install.User, install.Project} {
+			for i, pre := range docs {
+				t.Run(c.Name+"/"+string(scope)+"/"+string(rune('a'+i)), func(t *testing.T) {
+					check := func(o install.Options, level, want string) {
+						t.Helper()
+						env := testEnv(t)
+						if pre != "" {
+							path, err := install.ConfigPath(env, c.Name, scope)
+							if err != nil {
+								t.Fatal(err)
+							}
+							mustWrite(t, path, pre, 0o644)
+						}
+						o.Bin = filepath.Join(env.Home, "bin", "interceptor")
+						mustWrite(t, o.Bin, "#!/bin/sh\n", 0o755)
+						// Trusted as the user would; --trust does not know the
+						// trust hash of Codex's turn-start hook (codexHookHash).
+						o.Trust = c.TrustStep != "" && !o.Deliver
+						mustInstall(t, env, o)
+						rep := Run(env, filepath.Join(env.Home, "state"), time.Now())
+						if !hasFinding(rep, c.Name, level, want) {
+							t.Fatalf("no %s %q: %+v", level, want, findingsOf(rep, c.Name))
+						}
+						if (c.TrustStep == "" || !o.Deliver) && hasFinding(rep, c.Name, Fail, "") {
+							t.Fatalf("a fail finding on what install wrote: %+v", findingsOf(rep, c.Name))
+						}
+					}
+					o := opts(c.Name, scope)
+					o.Hook.Redact = true
+					if c.Layout == hooks.Plugin {
+						check(o, OK, "server(s) wf: plugin shim installed")
+					} else {
+						check(o, OK, `server "wf": inject, capture`)
+					}
+					if !c.NoApprove {
+						o := opts(c.Name, scope)
+						o.Approve = install.ApproveOptions{On: true, Timeout: 10 * time.Minute}
+						if c.Layout == hooks.Plugin {
+							check(o, Info, "runs approve before inject")
+						} else {
+							check(o, OK, "the approve hook's timeout")
+						}
+					}
+					if c.PromptEvent != "" {
+						o := opts(c.Name, scope)
+						o.Server, o.Deliver = "human", true
+						if c.Layout == hooks.Plugin {
+							check(o, OK, "server(s) human: human tools deliver")
+						} else {
+							check(o, OK, `server "human": human tools deliver hooks installed`)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// Cline: one pair of scripts serves every server of a scope; a script of
+// the user's own is named as such.
+func TestDoctorClineScripts(t *testing.T) {
+	env := testEnv(t)
+	mustInstall(t, env, opts("cline", install.User))
+	o2 := opts("cline", install.User)
+	o2.Server, o2.Hook.StateDir = "wf2", "/tmp/st"
+	mustInstall(t, env, o2)
+	rep := Run(env, t.TempDir(), time.Now())
+	if !hasFinding(rep, "cline", OK, `server "wf2": inject, capture installed`) || !hasFinding(rep, "cline", OK, `server "wf": inject, capture installed`) {
+		t.Errorf("doctor: %+v", findingsOf(rep, "cline"))
+	}
+	if len(rep.StateDirs) != 2 || rep.StateDirs[1].Dir != "/tmp/st" {
+		t.Errorf("the scripts' --state-dir is not checked: %+v", rep.StateDirs)
+	}
+	env = testEnv(t)
+	post := install.ScriptPath(env, &hooks.ClineClient, install.Project, "PostToolUse")
+	mustWrite(t, post, "#!/bin/sh\necho '{}'\n", 0o755)
+	rep = Run(env, t.TempDir(), time.Now())
+	if !hasFinding(rep, "cline", Info, "is a hook of your own") {
+		t.Errorf("doctor: %+v", findingsOf(rep, "cline"))
+	}
+}
