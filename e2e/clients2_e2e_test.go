@@ -286,35 +286,70 @@ func TestDroid(t *testing.T) {
 	t.Run("proxy", func(t *testing.T) { droidCLI.run(t, true, nil) })
 }
 
-// agentSDK runs examples/claude-agent-sdk/app.mjs, an app that passes
-// settingSources: [] and runs interceptor from programmatic hooks.
-var agentSDK = client2{
-	client: &client{
-		name:   "Claude Agent SDK " + agentSDKVersion,
-		redact: true,
-		configure: func(sc *scenario) {
-			servers := mcpServers(sc, map[string]any{"type": "stdio"})
-			sc.write(sc.path("mcp.json"), mustJSON(servers))
-			app, err := os.ReadFile(filepath.Join(bins.repo, "examples", "claude-agent-sdk", "app.mjs"))
-			if err != nil {
-				sc.t.Fatal(err)
-			}
-			sc.write(filepath.Join(sc.proj, "app.mjs"), string(app))
-			if err := os.Symlink(filepath.Join(clients2Dir(sc.t), "clients", "node_modules"), filepath.Join(sc.proj, "node_modules")); err != nil {
-				sc.t.Fatal(err)
-			}
+// agentSDKApp runs the example app examples/claude-agent-sdk/<app> with the
+// scenario's MCP config (MCP_CONFIG) and, for app.mjs's programmatic hooks,
+// the hook under test (INTERCEPTOR_BIN); with install, `interceptor install
+// claude-code` wires it, into ~/.claude/settings.json under the scenario's
+// HOME, as for Claude Code.
+func agentSDKApp(app string, install bool) client2 {
+	return client2{
+		client: &client{
+			name:   "Claude Agent SDK " + agentSDKVersion + " (" + app + ")",
+			redact: true,
+			configure: func(sc *scenario) {
+				sc.write(sc.path("mcp.json"), mustJSON(mcpServers(sc, map[string]any{"type": "stdio"})))
+				src, err := os.ReadFile(filepath.Join(bins.repo, "examples", "claude-agent-sdk", app))
+				if err != nil {
+					sc.t.Fatal(err)
+				}
+				sc.write(filepath.Join(sc.proj, app), string(src))
+				if err := os.Symlink(filepath.Join(clients2Dir(sc.t), "clients", "node_modules"), filepath.Join(sc.proj, "node_modules")); err != nil {
+					sc.t.Fatal(err)
+				}
+				if install {
+					sc.install("claude-code", nil) // with --redact, as redact is set
+				}
+			},
+			command: func(sc *scenario) ([]string, []string, string) {
+				return []string{"node", filepath.Join(sc.proj, app), prompt},
+					append(claudeEnv(sc), "INTERCEPTOR_BIN="+sc.hook, "INTERCEPTOR_SERVER=wf", "MCP_CONFIG="+sc.path("mcp.json")),
+					""
+			},
 		},
-		command: func(sc *scenario) ([]string, []string, string) {
-			return []string{"node", filepath.Join(sc.proj, "app.mjs"), prompt},
-				append(claudeEnv(sc), "INTERCEPTOR_BIN="+sc.hook, "INTERCEPTOR_SERVER=wf", "MCP_CONFIG="+sc.path("mcp.json")),
-				""
-		},
-	},
-	script: sepScript{wf: "wf"},
+		script: sepScript{wf: "wf"},
+		proxy:  true,
+	}
+}
+
+var (
+	// agentSDK is app.mjs: settingSources: [], interceptor run from
+	// programmatic hooks.
+	agentSDK = agentSDKApp("app.mjs", false)
+	// agentSDKSettings is settings-app.mjs: no hooks in its code and
+	// settingSources left at the SDK's default, which loads the settings
+	// files and so the hooks `interceptor install claude-code` wrote; or,
+	// through the proxy, no hooks at all.
+	agentSDKSettings = agentSDKApp("settings-app.mjs", true)
+)
+
+// clearedAtEnd: once the app is done, `interceptor clear` has forgotten the
+// session's token (the settings file's SessionEnd hook; app.mjs clears
+// after its query, as the SDK calls no programmatic SessionEnd hook).
+func clearedAtEnd(sc *scenario) {
+	sc.extraCheck = func() {
+		files, _ := verify.StateFiles(sc.stateDir)
+		for _, f := range files {
+			if filepath.Base(strings.Fields(f)[0]) != ".lock" { // the store's lock file stays
+				sc.t.Errorf("state: %s remains after the session ended: interceptor clear did not run", f)
+			}
+		}
+	}
 }
 
 func TestClaudeAgentSDK(t *testing.T) {
-	t.Run("programmatic_hooks", func(t *testing.T) { agentSDK.run(t, false, nil) })
+	t.Run("programmatic_hooks", func(t *testing.T) { agentSDK.run(t, false, clearedAtEnd) })
+	t.Run("settings_hooks", func(t *testing.T) { agentSDKSettings.run(t, false, clearedAtEnd) })
+	t.Run("proxy", func(t *testing.T) { agentSDKSettings.run(t, true, nil) })
 }
 
 // kiloEnv runs Kilo CLI offline: no updates, model list, sharing, LSP

@@ -1,7 +1,8 @@
 // A Claude Agent SDK app whose calls to a token server carry its session
 // token, through interceptor, with no settings file: programmatic hooks that
-// run `interceptor inject|capture|clear` on each event, exactly as Claude
-// Code's settings-file hooks would (see recipes/claude-agent-sdk.md).
+// run `interceptor inject|capture` on each tool call, exactly as Claude
+// Code's settings-file hooks would, and `interceptor clear` when the query
+// is done (see recipes/claude-agent-sdk.md).
 //
 //   INTERCEPTOR_BIN=/usr/local/bin/interceptor MCP_CONFIG=mcp.json node app.mjs "prompt"
 //
@@ -44,18 +45,27 @@ const prefix = `mcp__${SERVER.replace(/[^A-Za-z0-9_-]/g, "_")}__`
 const matcher = `^${prefix}`
 const mcpServers = JSON.parse(readFileSync(process.env.MCP_CONFIG ?? "mcp.json", "utf8")).mcpServers
 
-for await (const msg of query({
-  prompt: process.argv[2] ?? "Run the release-review workflow to the end.",
-  options: {
-    settingSources: [], // no settings files: the hooks below are the only ones
-    mcpServers,
-    allowedTools: Object.keys(mcpServers).map((s) => `mcp__${s}__*`),
-    hooks: {
-      PreToolUse: [{ matcher, hooks: [interceptorHook("inject")] }],
-      PostToolUse: [{ matcher, hooks: [interceptorHook("capture", ["--redact"])] }],
-      SessionEnd: [{ hooks: [interceptorHook("clear")] }],
+// The SDK (0.3.330) does not call a programmatic SessionEnd hook when a
+// query ends (seen: it never ran), so the app forgets the session's token
+// itself once its query is done, as `interceptor clear` does on Claude
+// Code's SessionEnd.
+let sessionId
+try {
+  for await (const msg of query({
+    prompt: process.argv[2] ?? "Run the release-review workflow to the end.",
+    options: {
+      settingSources: [], // no settings files: the hooks below are the only ones
+      mcpServers,
+      allowedTools: Object.keys(mcpServers).map((s) => `mcp__${s}__*`),
+      hooks: {
+        PreToolUse: [{ matcher, hooks: [interceptorHook("inject")] }],
+        PostToolUse: [{ matcher, hooks: [interceptorHook("capture", ["--redact"])] }],
+      },
     },
-  },
-})) {
-  if (msg.type === "result") console.log(msg.subtype === "success" ? msg.result : `error: ${msg.subtype}`)
+  })) {
+    sessionId = msg.session_id ?? sessionId
+    if (msg.type === "result") console.log(msg.subtype === "success" ? msg.result : `error: ${msg.subtype}`)
+  }
+} finally {
+  if (sessionId) await interceptorHook("clear")({ hook_event_name: "SessionEnd", session_id: sessionId, cwd: process.cwd(), reason: "other" })
 }
