@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/spf13/cobra"
 )
@@ -24,6 +25,18 @@ type installFlags struct {
 	trust   bool
 }
 
+// redactClients names the clients whose post-tool hook can rewrite what
+// the model reads of a result (hooks.Client.RewritesResult).
+func redactClients() string {
+	var names []string
+	for _, c := range hooks.Clients {
+		if c.RewritesResult {
+			names = append(names, c.Display)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.server, "server", "", "the token server's name as configured in the client (required)")
@@ -34,7 +47,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 		return
 	}
 	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run (default: this binary's absolute path)")
-	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact (Claude Code, OpenCode, Cursor; Codex and Gemini CLI cannot)")
+	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact ("+redactClients()+"; the others cannot rewrite what the model reads)")
 	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks")
 	fl.StringVar(&f.hook.MetaKey, "meta-key", "", "pass --meta-key to the hooks")
 	fl.StringSliceVar(&f.hook.SkipTools, "skip-tool", nil, "pass --skip-tool to the hooks (repeatable)")
