@@ -13,7 +13,6 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
-	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 )
@@ -85,7 +84,7 @@ func newChildrenCreateCmd(io *streams) *cobra.Command {
 			return nil
 		})
 	fl := cmd.Flags()
-	fl.StringVar(&c.Client, "client", hooks.ClaudeCodeClient.Name, "the child's client: "+strings.Join(children.ClientNames(), ", "))
+	fl.StringVar(&c.Client, "client", children.DefaultClient(), "the child's client: "+strings.Join(children.ClientNames(), ", "))
 	fl.StringVar(&c.WorkingDir, "dir", "", "the child's working dir (default: the current dir)")
 	fl.StringVar(&c.Model, "model", "", "the model (default: the client's)")
 	fl.StringVar(&c.MCPConfig, "mcp-config", "", "Claude Code: an MCP config file ({\"mcpServers\":…}) for the child")

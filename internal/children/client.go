@@ -82,6 +82,11 @@ var clients = map[string]Client{}
 
 func register(c Client) { clients[c.Name()] = c }
 
+// DefaultClient is the client of a child created without one: Claude Code,
+// as in the reference design, whose approval route (--permission-prompt-tool)
+// needs no hook installed beforehand.
+func DefaultClient() string { return claudeCode{}.Name() }
+
 // LookupClient finds a client by name.
 func LookupClient(name string) (Client, error) {
 	if c, ok := clients[name]; ok {

@@ -124,7 +124,7 @@ func childrenTools(cs *children.Store, q *approvals.Store) []Tool {
 					}
 				}
 				if c.Client == "" {
-					c.Client = "claude-code"
+					c.Client = children.DefaultClient()
 				}
 				switch a := args.Get("approvals"); a.Type {
 				case gjson.False:
