@@ -63,6 +63,20 @@ type foundHook struct {
 	obj     list          // the hook object in the document
 }
 
+// parseHooks parses a config and finds its "hooks" object; ok is false for
+// an empty file or one without hooks.
+func parseHooks(path string, doc []byte, c *hooks.Client) (*editor, list, bool, error) {
+	if len(trimSpace(doc)) == 0 {
+		return nil, list{}, false, nil
+	}
+	e, err := parseConfig(path, doc, c)
+	if err != nil {
+		return nil, list{}, false, err
+	}
+	hooksObj, ok, err := hooksObject(path, e)
+	return e, hooksObj, ok, err
+}
+
 // hooksObject returns the top-level "hooks" object, if there is one (else
 // the top level).
 func hooksObject(path string, e *editor) (list, bool, error) {
@@ -267,14 +281,7 @@ func removeFound(e *editor, hooks list, h foundHook, keep func(event string) boo
 // findHooks lists the interceptor hooks (and, with all, every command hook)
 // of a JSON config, for doctor.
 func findHooks(path string, doc []byte, all bool, c *hooks.Client) ([]foundHook, error) {
-	if len(trimSpace(doc)) == 0 {
-		return nil, nil
-	}
-	e, err := parseConfig(path, doc, c)
-	if err != nil {
-		return nil, err
-	}
-	hooks, ok, err := hooksObject(path, e)
+	_, hooks, ok, err := parseHooks(path, doc, c)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -230,16 +230,15 @@ func mergeShellGate(path string, doc []byte, o Options, c *hooks.Client) ([]byte
 // unmergeShellGate takes the gate out of doc when no other server keeps an
 // approve hook install wrote; server's own hooks are taken out after it.
 func unmergeShellGate(path string, doc []byte, server string, c *hooks.Client) ([]byte, error) {
-	if c.ShellTool == "" || len(trimSpace(doc)) == 0 {
+	if c.ShellTool == "" {
 		return doc, nil
 	}
-	e, err := parseConfig(path, doc, c)
+	e, hooksObj, ok, err := parseHooks(path, doc, c)
 	if err != nil {
 		return nil, err
 	}
-	hooksObj, ok, err := hooksObject(path, e)
-	if err != nil || !ok {
-		return doc, err
+	if !ok {
+		return doc, nil
 	}
 	gate := findShellGate(hooksObj, c)
 	if gate == nil {
