@@ -26,6 +26,12 @@ import (
 // least 1), async (false by default), statusMessage when set; unset fields
 // are left out. Checked against Codex CLI 0.169.0: a hook with this hash
 // runs, one with another hash is skipped.
+//
+// UserPromptSubmit takes no matcher: Codex 0.169.0 runs its hooks whatever
+// the group's matcher says, and hashes them with the "matcher" key left
+// out, present or not in hooks.json (seen: only that hash ran the hook;
+// "matcher" as null, "", "*" or the group's own did not). SessionEnd and
+// Stop have not been checked, so their hash stays unknown.
 
 var codexEventLabels = map[string]string{
 	"PreToolUse":        "pre_tool_use",
@@ -45,8 +51,11 @@ var codexEventLabels = map[string]string{
 // the hook has fields whose normalization is not known here.
 func codexHookHash(event string, matcher *string, hook gjson.Result) (string, bool) {
 	label, ok := codexEventLabels[event]
-	if !ok || event == "SessionEnd" || event == "UserPromptSubmit" || event == "Stop" {
+	if !ok || event == "SessionEnd" || event == "Stop" {
 		return "", false
+	}
+	if event == "UserPromptSubmit" {
+		matcher = nil
 	}
 	fields := map[string]string{"type": jsonString("command"), "async": "false"}
 	known := true
