@@ -20,6 +20,7 @@ import (
 	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // The human tools scenario: the client has one MCP server, `human`
@@ -433,19 +434,41 @@ func deliverHooks(promptEvent, postEvent, matcher, cmd string, timeout int, noPr
 	return hooks
 }
 
+// TestHumanToolsCodex: `interceptor install codex --server human --deliver
+// --trust` writes the deliver hooks into $CODEX_HOME/hooks.json and records
+// them as trusted in config.toml, so headless codex exec runs them without
+// --dangerously-bypass-hook-trust. Without the prompt hook
+// (E2E_HUMAN_NO_DELIVER) it is taken out of hooks.json after install.
 func TestHumanToolsCodex(t *testing.T) {
 	runHumanTools(t, humanClient{
 		name: "Codex CLI " + codexVersion,
-		configure: func(hs *humanScenario, server []string, hook string, noPrompt bool) {
+		configure: func(hs *humanScenario, server []string, _ string, noPrompt bool) {
 			home := hs.path("codex-home")
 			hs.write(filepath.Join(home, "config.toml"), codexConfigHead(hs.scenario)+codexServer("human", server[0], server[1:]))
-			hs.write(filepath.Join(home, "hooks.json"), mustJSON(map[string]any{
-				"hooks": deliverHooks("UserPromptSubmit", "PostToolUse", "^mcp__human__", hook+" --client codex", 10, noPrompt)}))
+			// The deliver log goes to INTERCEPTOR_DEBUG_LOG (baseEnv), which
+			// codex passes on to its hooks.
+			argv := []string{"install", "codex", "--server", "human", "--deliver", "--trust",
+				"--bin", bins.interceptor, "--state-dir", hs.stateDir}
+			cmd := exec.Command(bins.interceptor, argv...)
+			cmd.Env = append(hs.baseEnv(), "CODEX_HOME="+home)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "recorded the hooks as trusted") {
+				hs.t.Fatalf("interceptor %s: %v\n%s", strings.Join(argv, " "), err, out)
+			}
+			if noPrompt {
+				path := filepath.Join(home, "hooks.json")
+				b, err := os.ReadFile(path)
+				if err != nil || !gjson.GetBytes(b, "hooks.UserPromptSubmit").Exists() {
+					hs.t.Fatalf("%s has no UserPromptSubmit hook to take out: %v", path, err)
+				}
+				doc, _ := sjson.DeleteBytes(b, "hooks.UserPromptSubmit")
+				hs.write(path, string(doc))
+			}
 		},
 		turn: func(hs *humanScenario, prompt, session string) ([]string, []string, string) {
-			argv := []string{clientBin("codex"), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "-C", hs.proj, prompt}
+			argv := []string{clientBin("codex"), "exec", "--json", "--skip-git-repo-check", "-C", hs.proj, prompt}
 			if session != "" {
-				argv = []string{clientBin("codex"), "exec", "resume", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", session, prompt}
+				argv = []string{clientBin("codex"), "exec", "resume", "--json", "--skip-git-repo-check", session, prompt}
 			}
 			return argv, []string{"CODEX_HOME=" + hs.path("codex-home"), "E2E_MODEL_KEY=e2e-dummy-key"}, ""
 		},
