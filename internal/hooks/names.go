@@ -147,13 +147,7 @@ func cutHash(tool string) (string, bool) {
 
 // sanitizeTo spells anything but letters, digits, '_' and '-' as with.
 func sanitizeTo(s string, with byte) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			b[i] = with
-		}
-	}
-	return string(b)
+	return sanitizeAs(s, true, with)
 }
 
 // sanitizeWord is Codex's spelling: '-' becomes '_' as well.
@@ -162,10 +156,16 @@ func sanitizeWord(s string) string {
 }
 
 func sanitize(s string, keepDash bool) string {
+	return sanitizeAs(s, keepDash, '_')
+}
+
+// sanitizeAs spells anything but letters, digits, '_' (and '-' when
+// keepDash) as with.
+func sanitizeAs(s string, keepDash bool, with byte) string {
 	b := []byte(s)
 	for i, c := range b {
 		if !(c == '_' || keepDash && c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			b[i] = '_'
+			b[i] = with
 		}
 	}
 	return string(b)
