@@ -190,10 +190,38 @@ func AppendString(dst []byte, s string) []byte {
 // nesting depth costs nothing. raw should be valid JSON; on invalid JSON the
 // output is unspecified but it never panics.
 func MapStrings(raw string, fn func(s string, isKey bool) (string, bool)) (string, bool) {
+	return mapStrings(raw, "", false, func(s string, isKey, _ bool) (string, bool) { return fn(s, isKey) })
+}
+
+// MapStringsUnder is MapStrings that also tells fn whether the string is
+// inside the value of a member named key (at any depth of that value, its
+// keys included; the member's own key is not), still in one pass without
+// recursion: a token argument's value may be an object a model nested.
+func MapStringsUnder(raw, key string, fn func(s string, isKey, under bool) (string, bool)) (string, bool) {
+	return mapStrings(raw, key, true, fn)
+}
+
+func mapStrings(raw, key string, track bool, fn func(s string, isKey, under bool) (string, bool)) (string, bool) {
 	var out []byte
 	last, changed := 0, false
+	depth, from := 0, -1 // from: with track, the depth of the object whose member named key is being read
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '"' {
+			if track {
+				switch raw[i] {
+				case '{', '[':
+					depth++
+				case '}', ']':
+					if depth == from {
+						from = -1
+					}
+					depth--
+				case ',':
+					if depth == from {
+						from = -1
+					}
+				}
+			}
 			continue
 		}
 		end := StringEnd(raw, i)
@@ -206,7 +234,11 @@ func MapStrings(raw string, fn func(s string, isKey bool) (string, bool)) (strin
 		}
 		j := skipSpace(raw, end)
 		isKey := j < len(raw) && raw[j] == ':'
-		if repl, ok := fn(s, isKey); ok && repl != s {
+		under := from >= 0
+		if track && !under && isKey && s == key {
+			from = depth
+		}
+		if repl, ok := fn(s, isKey, under); ok && repl != s {
 			if out == nil {
 				out = make([]byte, 0, len(raw)+64)
 			}

@@ -99,3 +99,28 @@ func FuzzFieldsAnyInput(f *testing.F) {
 		DepthExceeds([]byte(doc), 4)
 	})
 }
+
+func TestMapStringsUnder(t *testing.T) {
+	raw := `{"a":"x","session_token":{"k":["v1",{"n":"v2"}],"k2":"v3"},"b":"y","c":{"session_token":"v4","d":"z"},"session_token2":"w"}`
+	var got []string
+	out, changed := MapStringsUnder(raw, "session_token", func(s string, isKey, under bool) (string, bool) {
+		if under {
+			got = append(got, s)
+			return "*", true
+		}
+		return "", false
+	})
+	want := []string{"k", "v1", "n", "v2", "k2", "v3", "v4"}
+	if !changed || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("under = %q (changed %v), want %q", got, changed, want)
+	}
+	if w := `{"a":"x","session_token":{"*":["*",{"*":"*"}],"*":"*"},"b":"y","c":{"session_token":"*","d":"z"},"session_token2":"w"}`; out != w {
+		t.Errorf("out = %s\nwant  %s", out, w)
+	}
+	// MapStrings is the same walk without the key.
+	n := 0
+	MapStrings(raw, func(string, bool) (string, bool) { n++; return "", false })
+	if n != 18 {
+		t.Errorf("MapStrings met %d strings, want 18", n)
+	}
+}

@@ -151,15 +151,9 @@ func RedactResult(raw, key string, h Held) (string, bool) {
 // one already.
 func MaskedJSON(raw, key string, h Held) string {
 	toks := spell(h)
-	under := stringsUnder(raw, key)
-	n := -1
-	out, _ := rawjson.MapStrings(raw, func(s string, isKey bool) (string, bool) {
-		n++
-		if len(under) > 0 && under[0] == n {
-			under = under[1:]
-			if s != "" && !isStandInFor(s, key) {
-				return StandIn(key, s), true
-			}
+	out, _ := rawjson.MapStringsUnder(raw, key, func(s string, isKey, under bool) (string, bool) {
+		if under && s != "" && !isStandInFor(s, key) {
+			return StandIn(key, s), true
 		}
 		if isKey {
 			return redactSpelled(s, key, toks)
@@ -175,55 +169,4 @@ func MaskedJSON(raw, key string, h Held) string {
 func isStandInFor(s, key string) bool {
 	h, ok := ParseStandIn(s)
 	return ok && (s == Placeholder || s == "["+key+" "+h+standInSuffix)
-}
-
-// stringsUnder returns the positions, in order, among the strings of raw
-// (keys and values, counted as rawjson.MapStrings meets them) of those
-// inside the value of a member named key. One pass, no recursion.
-func stringsUnder(raw, key string) []int {
-	var under []int
-	depth, from := 0, -1 // from: depth of the object whose key member is being read
-	n := 0
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			end := rawjson.StringEnd(raw, i)
-			if end <= i+1 || raw[end-1] != '"' {
-				return under // unterminated: MapStrings stops here too
-			}
-			if from >= 0 {
-				under = append(under, n)
-			} else if isMemberKey(raw, end) {
-				s := raw[i+1 : end-1]
-				if strings.IndexByte(s, '\\') >= 0 {
-					s = gjson.Parse(raw[i:end]).Str
-				}
-				if s == key {
-					from = depth
-				}
-			}
-			n++
-			i = end - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == from {
-				from = -1
-			}
-			depth--
-		case ',':
-			if depth == from {
-				from = -1
-			}
-		}
-	}
-	return under
-}
-
-// isMemberKey reports whether the string ending at end is an object key.
-func isMemberKey(raw string, end int) bool {
-	for end < len(raw) && (raw[end] == ' ' || raw[end] == '\t' || raw[end] == '\r' || raw[end] == '\n') {
-		end++
-	}
-	return end < len(raw) && raw[end] == ':'
 }
