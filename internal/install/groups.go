@@ -382,26 +382,33 @@ func ownedApprove(hooks list, server string) *foundHook {
 // (merged before it): in its group, or right before it in a flat list. An
 // approve hook already there gets the new command, and the entry's timeout
 // when its own is missing or shorter.
+// refreshApprove brings an approve hook install wrote up to date: the new
+// command, and a timeout raised to en's when missing or shorter (one the
+// user made longer stays).
+func refreshApprove(e *editor, h *foundHook, en hookEntry) {
+	if h.raw != en.command {
+		replace(h.cmd, jsonString(en.command))
+	}
+	if en.timeout <= 0 {
+		return
+	}
+	to := h.hook.Get("timeout")
+	switch {
+	case to.Type == gjson.Number && to.Float() >= float64(en.timeout):
+	case to.Exists():
+		ti, _ := h.obj.find("timeout")
+		replace(h.obj.value(ti), strconv.Itoa(en.timeout))
+	default:
+		e.insert(h.obj, "timeout", strconv.Itoa(en.timeout))
+	}
+}
+
 func mergeApprove(path string, e *editor, hooks list, ok bool, en hookEntry, server string, flat bool) error {
 	if !ok {
 		return fmt.Errorf("%s: no inject hook to put the approve hook in front of", path)
 	}
 	if h := ownedApprove(hooks, server); h != nil {
-		if h.raw != en.command {
-			replace(h.cmd, jsonString(en.command))
-		}
-		if en.timeout <= 0 {
-			return nil
-		}
-		to := h.hook.Get("timeout")
-		switch {
-		case to.Type == gjson.Number && to.Float() >= float64(en.timeout):
-		case to.Exists():
-			ti, _ := h.obj.find("timeout")
-			replace(h.obj.value(ti), strconv.Itoa(en.timeout))
-		default:
-			e.insert(h.obj, "timeout", strconv.Itoa(en.timeout))
-		}
+		refreshApprove(e, h, en)
 		return nil
 	}
 	inject := injectHook(hooks, server)

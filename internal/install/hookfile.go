@@ -3,7 +3,6 @@ package install
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
@@ -212,18 +211,7 @@ func mergeShellGate(path string, doc []byte, o Options, c *hooks.Client) ([]byte
 		e.insert(arr, "", en.groupRaw())
 		return e.bytes(), nil
 	}
-	if gate.raw != en.command {
-		replace(gate.cmd, jsonString(en.command))
-	}
-	to := gate.hook.Get("timeout")
-	switch {
-	case to.Type == gjson.Number && to.Float() >= float64(en.timeout):
-	case to.Exists():
-		ti, _ := gate.obj.find("timeout")
-		replace(gate.obj.value(ti), strconv.Itoa(en.timeout))
-	default:
-		e.insert(gate.obj, "timeout", strconv.Itoa(en.timeout))
-	}
+	refreshApprove(e, gate, en)
 	return e.bytes(), nil
 }
 
