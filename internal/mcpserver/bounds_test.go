@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/interceptor-dev/interceptor/internal/testfiles"
 )
 
 // TestDeepMessageRefused: a line nested far deeper than any real message
@@ -50,7 +52,7 @@ func TestOversizedMessageRefused(t *testing.T) {
 // line is 64 times longer); the next line is read whole.
 func TestReadLineDoesNotKeepOverlongLines(t *testing.T) {
 	const size, limit = 64 << 20, 1 << 20
-	in := io.MultiReader(strings.NewReader(`{"id":7,"method":"tools/call","params":"`), &repeatReader{b: 'A', n: size}, strings.NewReader("\"}\n\n  \n{\"id\":2}\r\n"))
+	in := io.MultiReader(strings.NewReader(`{"id":7,"method":"tools/call","params":"`), testfiles.Repeat('A', size), strings.NewReader("\"}\n\n  \n{\"id\":2}\r\n"))
 	r := bufio.NewReaderSize(in, 64<<10)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -69,21 +71,4 @@ func TestReadLineDoesNotKeepOverlongLines(t *testing.T) {
 	if line, over, err := readLine(r, limit); line != nil || over != nil || err != io.EOF {
 		t.Fatalf("at the end: %q %v %v", line, over, err)
 	}
-}
-
-type repeatReader struct {
-	b byte
-	n int
-}
-
-func (r *repeatReader) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	n := min(len(p), r.n)
-	for i := range p[:n] {
-		p[i] = r.b
-	}
-	r.n -= n
-	return n, nil
 }

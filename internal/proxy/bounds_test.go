@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/testfiles"
 	"github.com/tidwall/gjson"
 )
 
@@ -89,7 +90,7 @@ func TestOversizedMessagesAreRefused(t *testing.T) {
 // An overlong line is read through, not kept: memory does not grow with it.
 func TestLineReaderDoesNotKeepOverlongLines(t *testing.T) {
 	const size = 64 << 20
-	line := io.MultiReader(strings.NewReader(`{"id":"big","method":"m","params":"`), &repeatReader{b: 'A', n: size}, strings.NewReader("\"}\n{\"id\":2}\n"))
+	line := io.MultiReader(strings.NewReader(`{"id":"big","method":"m","params":"`), testfiles.Repeat('A', size), strings.NewReader("\"}\n{\"id\":2}\n"))
 	lr := newLineReader(line, 1<<20)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -105,21 +106,4 @@ func TestLineReaderDoesNotKeepOverlongLines(t *testing.T) {
 	if msg, over, err := lr.next(); string(msg) != "{\"id\":2}\n" || over != nil || err != nil {
 		t.Fatalf("the next line: %q %v %v", msg, over, err)
 	}
-}
-
-type repeatReader struct {
-	b byte
-	n int
-}
-
-func (r *repeatReader) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	n := min(len(p), r.n)
-	for i := range p[:n] {
-		p[i] = r.b
-	}
-	r.n -= n
-	return n, nil
 }

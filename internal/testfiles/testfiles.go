@@ -1,8 +1,10 @@
 // Package testfiles writes and reads the files tests set up (client
-// configs, fake binaries), failing the test on any error. Tests only.
+// configs, fake binaries), failing the test on any error, and makes large
+// inputs without holding them in memory. Tests only.
 package testfiles
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,4 +33,25 @@ func Read(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Repeat reads as n copies of b, without holding them: a line of many
+// megabytes for the tests that bound what a reader keeps.
+func Repeat(b byte, n int) io.Reader { return &repeatReader{b: b, n: n} }
+
+type repeatReader struct {
+	b byte
+	n int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.n)
+	for i := range p[:n] {
+		p[i] = r.b
+	}
+	r.n -= n
+	return n, nil
 }
