@@ -444,7 +444,7 @@ func TestSupervisorNeverReadsTheToken(t *testing.T) {
 	id = pendingIDs(t, dir, 1)[0]
 	cli(t, "approvals", "allow", id, "--state-dir", dir, "--updated-input", `{"session_token":"`+token.StandIn("session_token", "someone-elses-token-123")+`"}`)
 	out, _, _ = wait()
-	if gjson.Get(out, "hookSpecificOutput.permissionDecision").Str != "deny" || !strings.Contains(out, "holds no token with handle") {
+	if gjson.Get(out, "hookSpecificOutput.permissionDecision").Str != "deny" || !strings.Contains(out, "holds no value with handle") {
 		t.Fatalf("an unknown stand-in: %s", out)
 	}
 }

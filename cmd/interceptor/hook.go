@@ -14,6 +14,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // hookDeadline bounds a whole hook run. Clients close stdin and wait for us;
@@ -27,25 +28,84 @@ type hookFlags struct {
 	stateDir stateDirFlag
 	debugLog string
 	pattern  string // --token-pattern, compiled into opts.Pattern when set
+	handles  string // --handles, read into opts.Handles when set
 	opts     lifecycle.Options
+	cmd      *cobra.Command
 }
 
 func (f *hookFlags) register(cmd *cobra.Command, tokenFlags bool) {
+	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
 	f.stateDir.register(cmd, "where tokens are kept")
 	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file (tokens masked)")
 	fl.StringSliceVar(&f.opts.Servers, "server", nil, "name of the token server as configured in the client (repeatable)")
+	fl.BoolVar(&f.opts.Sessionless, "sessionless", false, "let events that carry no session id share the server's latest values (every capture then also writes them); off, such events get and keep nothing")
 	if !tokenFlags {
 		return
 	}
 	fl.StringSliceVar(&f.opts.NotServers, "not-server", nil, "another configured server whose tool names could be read as --server's (e.g. wf__admin beside wf): its tools never get a token (repeatable)")
-	fl.IntVar(&f.opts.MinLen, "min-token-length", token.DefaultMinLen, "shortest value taken for a token")
-	fl.StringVar(&f.pattern, "token-pattern", "", "regular expression a token must match whole (for servers with a known token shape)")
-	fl.StringVar(&f.opts.Arg, "arg", "session_token", "tool argument the token is injected into")
-	fl.StringVar(&f.opts.MetaKey, "meta-key", "session_token", "key the server returns the token under (_meta, structuredContent, text)")
-	fl.StringSliceVar(&f.opts.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
-	fl.StringSliceVar(&f.opts.KeepIf, "keep-if", nil, "do not inject when the call already carries this argument besides --arg (repeatable; e.g. checkpoint_handle for a server where a handle replaces the token)")
+	registerTokenFlags(fl, &f.opts, &f.pattern, &f.handles)
+}
+
+// registerTokenFlags adds the flags that say what is carried, shared by the
+// hooks and the proxy.
+func registerTokenFlags(fl *pflag.FlagSet, o *lifecycle.Options, pattern, handles *string) {
+	fl.IntVar(&o.MinLen, "min-token-length", token.DefaultMinLen, "shortest value taken from a `key: value` text line (values under the key in _meta or JSON are taken as they are)")
+	fl.StringVar(pattern, "token-pattern", "", "regular expression a value must match whole; replaces the length and letters-and-digits rules for text lines")
+	fl.StringVar(&o.Arg, "arg", "session_token", "tool argument the value is injected into (alone, it names --meta-key too)")
+	fl.StringVar(&o.MetaKey, "meta-key", "session_token", "key the server returns the value under (_meta, structuredContent, JSON text, `key: value` lines); default: --arg")
+	fl.StringSliceVar(&o.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
+	fl.StringSliceVar(&o.StartTools, "start-tool", []string{"start_session"}, "tool that starts a session: when its result carries no value, the one held before is no longer injected (repeatable)")
+	fl.StringSliceVar(&o.KeepIf, "keep-if", nil, "do not inject when the call already carries this argument besides --arg (repeatable; e.g. checkpoint_handle for a server where a handle replaces the token)")
+	fl.StringVar(handles, "handles", "", "JSON file declaring the server's handles (docs/handles.md); replaces --arg, --meta-key, --token-pattern, --min-token-length, --skip-tool, --start-tool and --keep-if")
+}
+
+// resolveTokenFlags turns the token flags into options: --arg alone names
+// --meta-key too; --handles is read (only then: a hook without it reads no
+// file) and may not be mixed with the flags it replaces.
+func resolveTokenFlags(fl *pflag.FlagSet, o *lifecycle.Options, pattern, handles string) error {
+	if fl.Changed("arg") && !fl.Changed("meta-key") {
+		o.MetaKey = o.Arg
+	}
+	if handles != "" {
+		for _, name := range []string{"arg", "meta-key", "token-pattern", "min-token-length", "skip-tool", "start-tool", "keep-if"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--handles replaces --%s: declare it in %s instead", name, handles)
+			}
+		}
+		specs, err := readHandles(handles)
+		if err != nil {
+			return err
+		}
+		o.Handles = specs
+		return nil
+	}
+	if pattern != "" {
+		re, err := token.CompilePattern(pattern)
+		if err != nil {
+			return err
+		}
+		o.Pattern = re
+	}
+	return nil
+}
+
+// readHandles reads a --handles file.
+func readHandles(path string) ([]token.Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--handles: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("--handles: %s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, token.MaxHandlesFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("--handles: %w", err)
+	}
+	return token.ParseHandles(data, path)
 }
 
 type hookFunc func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error)
@@ -92,17 +152,15 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 }
 
 func runHook(in *streams, f *hookFlags, needServer bool, fn hookFunc) (lifecycle.Outcome, error) {
-	if needServer {
-		if err := f.opts.Validate(); err != nil {
+	if f.cmd.Flags().Lookup("arg") != nil {
+		if err := resolveTokenFlags(f.cmd.Flags(), &f.opts, f.pattern, f.handles); err != nil {
 			return lifecycle.Outcome{}, err
 		}
 	}
-	if f.pattern != "" {
-		re, err := token.CompilePattern(f.pattern)
-		if err != nil {
+	if needServer {
+		if err := f.opts.ValidateHooks(); err != nil {
 			return lifecycle.Outcome{}, err
 		}
-		f.opts.Pattern = re
 	}
 	client, err := hooks.Lookup(f.client)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/lifecycle"
 	"github.com/interceptor-dev/interceptor/internal/proxy"
-	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
 )
 
@@ -32,6 +32,8 @@ func newProxyCmd(io *streams) *cobra.Command {
 		headers  []string
 		stateDir stateDirFlag
 		pattern  string
+		handles  string
+		tok      lifecycle.Options // the token flags, shared with the hooks
 		grace    time.Duration
 		human    humanFlags
 	)
@@ -74,13 +76,11 @@ proxy's; its stderr passes through.`,
 				}
 				cfg.Store = st
 			}
-			if pattern != "" {
-				re, err := token.CompilePattern(pattern)
-				if err != nil {
-					return fmt.Errorf("proxy: %w", err)
-				}
-				cfg.Pattern = re
+			if err := resolveTokenFlags(cmd.Flags(), &tok, pattern, handles); err != nil {
+				return fmt.Errorf("proxy: %w", err)
 			}
+			cfg.Handles, cfg.Arg, cfg.MetaKey, cfg.MinLen, cfg.Pattern = tok.Handles, tok.Arg, tok.MetaKey, tok.MinLen, tok.Pattern
+			cfg.SkipTools, cfg.StartTools, cfg.KeepIf = tok.SkipTools, tok.StartTools, tok.KeepIf
 			cfg.Log = io.Err
 			if human.file != "" && url != "" {
 				return errors.New("proxy: --human-tools works with a stdio server (a command), not --url")
@@ -139,12 +139,7 @@ proxy's; its stderr passes through.`,
 	fl.StringVar(&cfg.Server, "server-name", "", "the server's name: where --persist keeps its token")
 	fl.StringVar(&url, "url", "", "relay to this Streamable HTTP MCP endpoint instead of starting a command")
 	fl.StringArrayVar(&headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable)`)
-	fl.StringVar(&cfg.Arg, "arg", "session_token", "tool argument the token is injected into (and removed from schemas)")
-	fl.StringVar(&cfg.MetaKey, "meta-key", "session_token", "key the server returns the token under (_meta, structuredContent, text)")
-	fl.StringSliceVar(&cfg.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
-	fl.StringSliceVar(&cfg.KeepIf, "keep-if", nil, "do not inject when the call already carries this argument besides --arg (repeatable; e.g. checkpoint_handle for a server where a handle replaces the token)")
-	fl.IntVar(&cfg.MinLen, "min-token-length", token.DefaultMinLen, "shortest value taken for a token")
-	fl.StringVar(&pattern, "token-pattern", "", "regular expression a token must match whole (for servers with a known token shape)")
+	registerTokenFlags(fl, &tok, &pattern, &handles)
 	fl.BoolVar(&cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
 	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
 	stateDir.register(cmd, "where --persist keeps tokens")

@@ -100,9 +100,11 @@ func currentOnly(recs []state.Record) []state.Record {
 }
 
 func printRecord(io *streams, rec state.Record, reveal bool) {
-	tok := token.Mask(rec.Token)
-	if reveal {
-		tok = rec.Token
+	show := func(v string) string {
+		if reveal {
+			return v
+		}
+		return token.Mask(v)
 	}
 	session := rec.Session
 	if rec.Current {
@@ -112,7 +114,29 @@ func printRecord(io *streams, rec state.Record, reveal bool) {
 	if !rec.Updated.IsZero() {
 		age = fmt.Sprintf("%s (%s ago)", rec.Updated.UTC().Format(time.RFC3339), time.Since(rec.Updated).Round(time.Second))
 	}
-	fmt.Fprintf(io.Out, "server:  %s\nsession: %s\nclient:  %s\nupdated: %s\ntoken:   %s\n", rec.Server, session, rec.Client, age, tok)
+	fmt.Fprintf(io.Out, "server:  %s\nsession: %s\nclient:  %s\nupdated: %s\n", rec.Server, session, rec.Client, age)
+	for _, name := range rec.Names() {
+		l := rec.Holding[name]
+		label := name
+		if label == "" {
+			label = "token" // written before handles had names
+		}
+		switch {
+		case l.Default != "":
+			fmt.Fprintf(io.Out, "%s: %s\n", label, show(l.Default))
+		case l.Withdrawn != "":
+			fmt.Fprintf(io.Out, "%s: none injected (%s)\n", label, l.Withdrawn)
+		default:
+			fmt.Fprintf(io.Out, "%s: none injected (several live, none chosen)\n", label)
+		}
+		more := len(l.Values)
+		if l.Default != "" {
+			more--
+		}
+		if more > 0 {
+			fmt.Fprintf(io.Out, "%s also holds: %d more\n", label, more)
+		}
+	}
 }
 
 func newTokenSetCmd(io *streams) *cobra.Command {

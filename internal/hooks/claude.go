@@ -55,18 +55,18 @@ func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {
 	)
 }
 
-func (ClaudeCode) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
+func (ClaudeCode) RedactReply(ev *Event, hidden []token.Named) ([]byte, error) {
 	resp := ev.fields.get("tool_response")
 	var content string
 	switch {
 	case resp.IsArray():
-		red, ok := redactResult(resp, key, held)
+		red, ok := redactResult(resp, hidden)
 		if !ok {
 			return nil, nil
 		}
 		content = red
 	case resp.Type == gjson.String:
-		red, ok := token.RedactText(resp.Str, key, held)
+		red, ok := token.RedactNamedText(resp.Str, hidden)
 		if !ok {
 			return nil, nil
 		}

@@ -83,7 +83,7 @@ func (Cline) InputReply(_ *Event, args []byte) ([]byte, error) {
 	return reply(field{"overrideInput", rawJSON(args)})
 }
 
-func (Cline) RedactReply(*Event, string, token.Held) ([]byte, error) {
+func (Cline) RedactReply(*Event, []token.Named) ([]byte, error) {
 	return nil, ErrCannotRewrite
 }
 

@@ -52,7 +52,7 @@ func TestClineCannotRedact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ev.Client.RedactReply(ev, "session_token", token.Held{clineTok}); !errors.Is(err, ErrCannotRewrite) {
+	if _, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{clineTok}}}); !errors.Is(err, ErrCannotRewrite) {
 		t.Errorf("RedactReply = %v, want ErrCannotRewrite", err)
 	}
 }

@@ -50,7 +50,7 @@ func (Codex) InputReply(ev *Event, args []byte) ([]byte, error) {
 	)
 }
 
-func (Codex) RedactReply(*Event, string, token.Held) ([]byte, error) {
+func (Codex) RedactReply(*Event, []token.Named) ([]byte, error) {
 	return nil, ErrCannotRewrite
 }
 

@@ -97,7 +97,7 @@ func (Copilot) InputReply(ev *Event, args []byte) ([]byte, error) {
 	return reply(field{"modifiedArgs", rawJSON(args)})
 }
 
-func (Copilot) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
+func (Copilot) RedactReply(ev *Event, hidden []token.Named) ([]byte, error) {
 	if ev.snake() {
 		return nil, ErrCannotRewrite
 	}
@@ -106,7 +106,7 @@ func (Copilot) RedactReply(ev *Event, key string, held token.Held) ([]byte, erro
 	if text.Type != gjson.String {
 		return nil, nil
 	}
-	red, ok := token.RedactText(text.Str, key, held)
+	red, ok := token.RedactNamedText(text.Str, hidden)
 	if !ok {
 		return nil, nil
 	}

@@ -52,7 +52,7 @@ func TestCopilotEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := ev.Client.RedactReply(ev, "session_token", token.Held{"some-other-token-123456"}); r != nil || err != nil {
+	if r, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{"some-other-token-123456"}}}); r != nil || err != nil {
 		t.Errorf("RedactReply = %s, %v; want nothing", r, err)
 	}
 }
@@ -64,7 +64,7 @@ func TestCopilotSnakeCase(t *testing.T) {
 	if err != nil || ev.Client.Name() != "copilot" {
 		t.Fatalf("detected as %v (%v)", ev, err)
 	}
-	if _, err := ev.Client.RedactReply(ev, "session_token", token.Held{copilotSnakeTok}); !errors.Is(err, ErrCannotRewrite) {
+	if _, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{copilotSnakeTok}}}); !errors.Is(err, ErrCannotRewrite) {
 		t.Errorf("RedactReply = %v, want ErrCannotRewrite", err)
 	}
 	pre, err := Parse(fixture(t, "copilot.PreToolUse.json"), nil)

@@ -69,7 +69,7 @@ func (Cursor) InputReply(ev *Event, args []byte) ([]byte, error) {
 	)
 }
 
-func (Cursor) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
+func (Cursor) RedactReply(ev *Event, hidden []token.Named) ([]byte, error) {
 	if ev.Name != "postToolUse" {
 		return nil, ErrCannotRewrite
 	}
@@ -77,7 +77,7 @@ func (Cursor) RedactReply(ev *Event, key string, held token.Held) ([]byte, error
 	if !out.IsObject() {
 		return nil, nil
 	}
-	red, ok := redactResult(out, key, held)
+	red, ok := redactResult(out, hidden)
 	if !ok {
 		return nil, nil
 	}

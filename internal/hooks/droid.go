@@ -42,7 +42,7 @@ func (Droid) InputReply(ev *Event, args []byte) ([]byte, error) {
 	return ClaudeCode{}.InputReply(ev, args)
 }
 
-func (Droid) RedactReply(*Event, string, token.Held) ([]byte, error) {
+func (Droid) RedactReply(*Event, []token.Named) ([]byte, error) {
 	return nil, ErrCannotRewrite
 }
 

@@ -43,7 +43,7 @@ func TestDroidServerTools(t *testing.T) {
 	if err != nil || got != tok || src != token.FromText {
 		t.Errorf("token %q from %s (%v)", got, src, err)
 	}
-	if _, err := ev.Client.RedactReply(ev, "session_token", token.Held{tok}); !errors.Is(err, ErrCannotRewrite) {
+	if _, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{tok}}}); !errors.Is(err, ErrCannotRewrite) {
 		t.Errorf("RedactReply = %v, want ErrCannotRewrite", err)
 	}
 }

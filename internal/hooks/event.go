@@ -120,10 +120,10 @@ type Adapter interface {
 	// args (the complete argument object) instead.
 	InputReply(ev *Event, args []byte) ([]byte, error)
 	// RedactReply renders the reply that replaces the result the model sees
-	// with one where every held token is replaced by its stand-in. It
+	// with one where every value of hidden is replaced by its stand-in. It
 	// returns nil when no token is visible anywhere, and ErrCannotRewrite
 	// when the client cannot do it.
-	RedactReply(ev *Event, key string, held token.Held) ([]byte, error)
+	RedactReply(ev *Event, hidden []token.Named) ([]byte, error)
 	// DecisionReply renders a supervisor's decision on a pre-tool event. It
 	// returns nil when the client's answer to that decision is to print
 	// nothing (the call proceeds under the client's own rules), and

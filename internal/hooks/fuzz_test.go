@@ -51,7 +51,7 @@ func fuzzAdapter(f *testing.F, a Adapter, pattern string) {
 		if err != nil || tok == "" {
 			tok = "TOKEN-1234"
 		}
-		reply, err := ev.Client.RedactReply(ev, "session_token", token.Held{tok})
+		reply, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{tok}}})
 		if err == nil && reply != nil {
 			if !gjson.ValidBytes(reply) {
 				t.Fatalf("invalid redact reply %q", reply)

@@ -75,7 +75,7 @@ func (Gemini) InputReply(ev *Event, args []byte) ([]byte, error) {
 	)
 }
 
-func (Gemini) RedactReply(*Event, string, token.Held) ([]byte, error) {
+func (Gemini) RedactReply(*Event, []token.Named) ([]byte, error) {
 	return nil, ErrCannotRewrite
 }
 

@@ -51,7 +51,7 @@ type fixtureCase struct {
 	reply string
 	// post-tool: the token the hook can see, "" when none
 	token string
-	src   token.Source
+	src   token.Where
 	// tool is the tool of server wf the fixture calls: "" is next_step,
 	// "-" is a tool of no server (Droid's ToolSearch).
 	tool string
@@ -334,7 +334,7 @@ func TestRedactReplies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ev.Client.RedactReply(ev, "session_token", token.Held{"tok-1"}); !errors.Is(err, ErrCannotRewrite) {
+			if _, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{"tok-1"}}}); !errors.Is(err, ErrCannotRewrite) {
 				t.Errorf("RedactReply = %v, want ErrCannotRewrite", err)
 			}
 		})
@@ -344,7 +344,7 @@ func TestRedactReplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if reply, err := ev.Client.RedactReply(ev, "session_token", token.Held{tok}); reply != nil || err != nil {
+		if reply, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{tok}}}); reply != nil || err != nil {
 			t.Errorf("RedactReply = %s, %v; want nothing", reply, err)
 		}
 	})
@@ -356,7 +356,7 @@ func redact(t *testing.T, payload, tok string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, err := ev.Client.RedactReply(ev, "session_token", token.Held{tok})
+	reply, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: token.Held{tok}}})
 	if err != nil || reply == nil {
 		t.Fatalf("RedactReply = %s, %v", reply, err)
 	}

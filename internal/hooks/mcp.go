@@ -62,6 +62,6 @@ func contentTexts(blocks gjson.Result) []string {
 
 // redactResult returns an MCP result (object, content array or string) with
 // every held token replaced by its stand-in, and whether anything changed.
-func redactResult(res gjson.Result, key string, held token.Held) (string, bool) {
-	return token.RedactResult(res.Raw, key, held)
+func redactResult(res gjson.Result, hidden []token.Named) (string, bool) {
+	return token.RedactNamed(res.Raw, hidden)
 }

@@ -67,9 +67,9 @@ func (OpenCode) InputReply(_ *Event, args []byte) ([]byte, error) {
 	return reply(field{"args", rawJSON(args)})
 }
 
-func (OpenCode) RedactReply(ev *Event, key string, held token.Held) ([]byte, error) {
+func (OpenCode) RedactReply(ev *Event, hidden []token.Named) ([]byte, error) {
 	out := ev.fields.get("output")
-	red, ok := redactResult(out, key, held)
+	red, ok := redactResult(out, hidden)
 	if !ok {
 		return nil, nil
 	}

@@ -35,7 +35,7 @@ func TestRedactReplyResources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reply, err := ev.Client.RedactReply(ev, "session_token", held)
+			reply, err := ev.Client.RedactReply(ev, []token.Named{{Name: "session_token", Held: held}})
 			if err != nil || !gjson.ValidBytes(reply) {
 				t.Fatalf("RedactReply = %s, %v", reply, err)
 			}

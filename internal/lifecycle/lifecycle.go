@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
-	"github.com/tidwall/gjson"
 )
 
 // Options are the hook options shared by inject and capture.
@@ -23,23 +23,35 @@ type Options struct {
 	// server's too (Codex's mcp__wf__admin__drop may be server wf__admin):
 	// a tool that matches one of them is never given a token.
 	NotServers []string
+	// Handles are the values carried, from a --handles file; nil: the one
+	// handle the flags below describe (token.FlagSpec).
+	Handles    []token.Spec
 	Arg        string         // the argument the token goes into
 	MetaKey    string         // the key the server returns the token under
-	MinLen     int            // shortest value taken for a token
+	MinLen     int            // shortest value taken for a token from a prose line
 	Pattern    *regexp.Regexp // when set, a token must match it whole
 	SkipTools  []string       // tools never given the latest token (e.g. start_session)
 	KeepIf     []string       // arguments that, when present, mean the call needs no token
+	StartTools []string       // tools that start a session: one that returns no token retires the old one
 	Redact     bool           // replace tokens with stand-ins in what the model reads
+	// Sessionless lets events that carry no session id use the server's
+	// current record, which every capture then also writes: the last value
+	// any session captured. Off, such events get and keep nothing (every
+	// client observed sends a session id).
+	Sessionless bool
 }
 
-// rules are the options' token rules.
-func (o Options) rules() token.Rules {
-	return token.Rules{Key: o.MetaKey, MinLen: o.MinLen, Pattern: o.Pattern}
+// Specs are the handles the options carry.
+func (o Options) Specs() []token.Spec {
+	if o.Handles != nil {
+		return o.Handles
+	}
+	return []token.Spec{token.FlagSpec(o.Arg, o.MetaKey, o.MinLen, o.Pattern, o.StartTools, o.SkipTools, o.KeepIf)}
 }
 
 // Outcome is what a hook run produced. Reply goes to stdout, Warning is the
-// one stderr line (if any), Trace is for the debug log and never holds the
-// token itself.
+// one stderr line (if any), Trace is for the debug log and never holds a
+// value itself.
 type Outcome struct {
 	Reply   []byte
 	Warning string
@@ -57,11 +69,28 @@ func (o Options) Validate() error {
 			return errors.New("--server names an empty server")
 		}
 	}
+	if o.Handles != nil {
+		return token.CheckAll(o.Handles)
+	}
 	if err := token.ValidateKey(o.Arg); err != nil {
 		return fmt.Errorf("--arg: %w", err)
 	}
 	if err := token.ValidateKey(o.MetaKey); err != nil {
 		return fmt.Errorf("--meta-key: %w", err)
+	}
+	return nil
+}
+
+// ValidateHooks is Validate for hook mode, where no tool schema says which
+// tools take a handle: a handles file must name them (to.tools, to.match).
+func (o Options) ValidateHooks() error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	for _, s := range o.Handles {
+		if !s.Declared() {
+			return fmt.Errorf("handle %q: hooks need \"to\" (to.tools or to.match: the tools that take it); only the proxy learns them from tools/list", s.Name)
+		}
 	}
 	return nil
 }
@@ -104,12 +133,37 @@ func wrongPhase(cmd string, want hooks.Phase, ev *hooks.Event) error {
 	return fmt.Errorf("%s expects a %s event, but %s sent %q; check which hook runs it", cmd, want, ev.Client.Name(), ev.Name)
 }
 
-// Inject puts the held token into a pre-tool call of one of the servers.
-// Stand-ins the model copied from earlier results (any argument, any tool of
-// the server, start_session too) become the tokens they name; a call that
-// then carries no token gets the latest one, unless it is a skipped tool or
-// carries a keep-if argument. A stand-in that names no held token refuses
-// the call, with a message the model reads: it must never reach the server.
+// noSession is the outcome for an event without a session id when the
+// user has not opted in to sharing the server's current record.
+func (o Options) noSession(cmd string, ev *hooks.Event) (Outcome, bool) {
+	if ev.Session != "" || o.Sessionless {
+		return Outcome{}, false
+	}
+	return Outcome{Warning: fmt.Sprintf("%s sent %q without a session id: nothing %s (--sessionless shares the server's latest values between such events)", ev.Client.Name(), ev.Name, cmd)}, true
+}
+
+// holding is what rec holds of the specs' handles (a record written
+// before handles answers for the one handle of flag mode).
+func holding(rec state.Record, specs []token.Spec) token.Holding {
+	h := token.Holding{}
+	for _, s := range specs {
+		if l := rec.Live(s.Name); len(l.Values) > 0 || l.Withdrawn != "" {
+			h[s.Name] = l
+		}
+	}
+	return h
+}
+
+// Inject puts the held values into a pre-tool call of one of the servers
+// (token.Fill): stand-ins the model copied from earlier results (any
+// argument, any tool of the server) become the values they name; a handle
+// argument that is a near miss of one held value is repaired; a call that
+// carries a handle's argument keeps it; one that carries none gets the
+// value held for it, unless its tool does not take the handle or the call
+// carries a keep-if argument. A stand-in that names no held value refuses
+// the call, with a message the model reads: it must never reach the
+// server. A handle whose value was retired (a start tool returned none) is
+// not injected, and one stderr line says so.
 func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if ev.Phase != hooks.PhasePreTool {
 		return Outcome{}, wrongPhase("inject", hooks.PhasePreTool, ev)
@@ -117,6 +171,9 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	server, tool, ambiguous, ok := o.match(ev)
 	if !ok {
 		return o.notMatched(ev, ambiguous), nil
+	}
+	if out, skip := o.noSession("injected", ev); skip {
+		return out, nil
 	}
 	args := ev.Input.Raw
 	if !ev.Input.Exists() {
@@ -126,55 +183,45 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return Outcome{}, err
 	}
-	held := rec.Held()
-	resolved, changed, err := token.ResolveStandIns(args, held)
+	specs := o.Specs()
+	f, err := token.Fill(args, tool, specs, holding(rec, specs), nil)
 	var unknown *token.UnknownStandInError
-	if errors.As(err, &unknown) {
+	switch {
+	case errors.As(err, &unknown):
 		reply, rerr := ev.Client.DecisionReply(ev, hooks.Decision{Reason: unknown.Error()})
 		if rerr != nil || len(reply) == 0 {
-			return Outcome{}, fmt.Errorf("%s/%s carries a stand-in that names no held token, and %s cannot refuse the call here: %v", server, tool, ev.Client.Name(), unknown)
+			return Outcome{}, fmt.Errorf("%s/%s carries a stand-in that names no held value, and %s cannot refuse the call here: %v", server, tool, ev.Client.Name(), unknown)
 		}
-		return Outcome{Reply: reply, Warning: fmt.Sprintf("refused %s/%s: it carries a stand-in that names no token held for session %q", server, tool, ev.Session)}, nil
+		return Outcome{Reply: reply, Warning: fmt.Sprintf("refused %s/%s: it carries a stand-in that names no value held for session %q", server, tool, ev.Session)}, nil
+	case err != nil:
+		return Outcome{}, fmt.Errorf("%s %s: %w", ev.Client.Name(), ev.ToolName, err)
 	}
-	trace := ""
-	if changed {
-		args, trace = resolved, "resolved stand-ins; "
+	var out Outcome
+	for _, w := range f.Withheld {
+		out.Warning = joinWarnings(out.Warning, fmt.Sprintf("%s/%s: no %s injected: %s; the one held before is not used", server, tool, w.Handle, w.Why))
 	}
-	keep := o.KeepIf
-	if !slices.Contains(keep, o.Arg) {
-		keep = append(slices.Clone(keep), o.Arg)
+	out.Trace = fmt.Sprintf("%s/%s (session %q): %s", server, tool, ev.Session, strings.Join(f.Trace, "; "))
+	if !f.Changed {
+		out.Trace = "skip: " + out.Trace
+		return out, nil
 	}
-	switch {
-	case slices.Contains(o.SkipTools, tool):
-		trace += fmt.Sprintf("%s/%s is a skipped tool", server, tool)
-	case token.Carries(gjson.Parse(args), keep):
-		trace += fmt.Sprintf("%s/%s already carries one of %v", server, tool, keep)
-	case len(held) == 0:
-		trace += fmt.Sprintf("no token held for %s session %q", server, ev.Session)
-	default:
-		injected, err := token.Inject(args, o.Arg, held[0])
-		if err != nil {
-			return Outcome{}, fmt.Errorf("%s %s: %w", ev.Client.Name(), ev.ToolName, err)
-		}
-		args, changed = string(injected), true
-		trace += fmt.Sprintf("injected %s into %s/%s (session %q)", token.Mask(held[0]), server, tool, ev.Session)
-	}
-	if !changed {
-		return Outcome{Trace: "skip: " + trace}, nil
-	}
-	reply, err := ev.Client.InputReply(ev, []byte(args))
+	reply, err := ev.Client.InputReply(ev, []byte(f.Args))
 	if errors.Is(err, hooks.ErrCannotRewrite) {
-		return Outcome{Warning: fmt.Sprintf("%s cannot rewrite tool input on %q; wire inject to its pre-tool hook that can", ev.Client.Name(), ev.Name)}, nil
+		out.Warning = joinWarnings(out.Warning, fmt.Sprintf("%s cannot rewrite tool input on %q; wire inject to its pre-tool hook that can", ev.Client.Name(), ev.Name))
+		return out, nil
 	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("rendering %s reply: %w", ev.Client.Name(), err)
 	}
-	return Outcome{Reply: reply, Trace: trace}, nil
+	out.Reply = reply
+	return out, nil
 }
 
-// Capture stores the token a post-tool result of one of the servers carries,
-// and with Redact returns the result with every token held for the session
-// (the new one and older ones the result may echo) replaced by its stand-in.
+// Capture stores the values a post-tool result of one of the servers
+// mints (token.Spec.Mint, Apply): a start tool that returns none retires
+// the value held before. With Redact it returns the result with every long
+// value held for the session (the new ones and older ones the result may
+// echo) replaced by its stand-in.
 func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if ev.Phase != hooks.PhasePostTool {
 		return Outcome{}, wrongPhase("capture", hooks.PhasePostTool, ev)
@@ -183,39 +230,69 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	if !ok {
 		return o.notMatched(ev, ambiguous), nil
 	}
-	var out Outcome
-	tok, src, err := token.Choose(ev.Result(), o.rules())
-	switch {
-	case err != nil:
-		out.Warning = fmt.Sprintf("%s/%s: %v", server, tool, err)
-	case tok == "":
-		out.Trace = fmt.Sprintf("no %s in the result of %s/%s", o.MetaKey, server, tool)
-	default:
-		rec := state.Record{Token: tok, Server: server, Session: ev.Session, Client: ev.Client.Name()}
-		if err := st.Put(rec); err != nil {
-			return Outcome{}, err
+	if out, skip := o.noSession("captured", ev); skip {
+		return out, nil
+	}
+	specs := o.Specs()
+	type minted struct {
+		m   token.Minted
+		err error
+	}
+	mints := make([]minted, len(specs))
+	result := ev.Result()
+	for i := range specs {
+		mints[i].m, mints[i].err = specs[i].Mint(tool, result)
+	}
+	var (
+		notes  []string
+		traces []string
+		final  token.Holding
+	)
+	err := st.Update(server, ev.Session, ev.Client.Name(), o.Sessionless, func(h token.Holding) (token.Holding, bool) {
+		notes, traces = nil, nil
+		if len(specs) == 1 {
+			state.AdoptLegacy(h, specs[0].Name)
 		}
-		out.Trace = fmt.Sprintf("captured %s from %s of %s/%s (session %q)", token.Mask(tok), src, server, tool, ev.Session)
+		changed := false
+		for i := range specs {
+			s := &specs[i]
+			before := h[s.Name]
+			after, note := s.Apply(before, tool, mints[i].m, mints[i].err)
+			if note != "" {
+				notes = append(notes, fmt.Sprintf("%s/%s: %s", server, tool, note))
+			}
+			if len(mints[i].m.Values) > 0 {
+				traces = append(traces, fmt.Sprintf("captured %d %s value(s), the first %s, from %s", len(mints[i].m.Values), s.Name, token.Mask(mints[i].m.Values[0]), mints[i].m.Where))
+			}
+			if !sameLive(before, after) {
+				h[s.Name], changed = after, true
+			}
+		}
+		final = h
+		return h, changed
+	})
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Warning: strings.Join(notes, "; ")}
+	out.Trace = fmt.Sprintf("%s/%s (session %q): ", server, tool, ev.Session)
+	if len(traces) == 0 {
+		out.Trace += "no value in the result"
+	} else {
+		out.Trace += strings.Join(traces, "; ")
 	}
 	if !o.Redact {
 		return out, nil
 	}
-	rec, err := st.Get(server, ev.Session)
-	if err != nil && !errors.Is(err, state.ErrNotFound) {
-		return Outcome{}, err
-	}
-	held := rec.Held()
-	if tok != "" && (len(held) == 0 || held[0] != tok) {
-		held = held.Push(tok) // another session's capture got in between: still hide ours
-	}
-	if len(held) == 0 {
+	hidden := final.Hidden(specs)
+	if len(hidden) == 0 {
 		return out, nil
 	}
-	reply, err := ev.Client.RedactReply(ev, o.MetaKey, held)
+	reply, err := ev.Client.RedactReply(ev, hidden)
 	switch {
 	case errors.Is(err, hooks.ErrCannotRewrite):
-		if tok != "" {
-			out.Warning = joinWarnings(out.Warning, fmt.Sprintf("--redact: %s cannot rewrite tool results on %q; the token stays visible to the model", ev.Client.Name(), ev.Name))
+		if len(traces) > 0 {
+			out.Warning = joinWarnings(out.Warning, fmt.Sprintf("--redact: %s cannot rewrite tool results on %q; the value stays visible to the model", ev.Client.Name(), ev.Name))
 		}
 	case err != nil:
 		return Outcome{}, fmt.Errorf("rendering %s reply: %w", ev.Client.Name(), err)
@@ -223,6 +300,11 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 		out.Reply = reply
 	}
 	return out, nil
+}
+
+// sameLive reports whether two Lives hold the same.
+func sameLive(a, b token.Live) bool {
+	return a.Default == b.Default && a.Withdrawn == b.Withdrawn && slices.Equal(a.Values, b.Values)
 }
 
 func joinWarnings(a, b string) string {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -23,11 +25,15 @@ import (
 // Config is the token handling of one proxied connection. The options mean
 // what they mean in hook mode.
 type Config struct {
-	Server    string   // the server's name: the state store key, and in messages
-	Arg       string   // the tool argument the token goes into
-	MetaKey   string   // the key the server returns the token under
-	SkipTools []string // tools never injected (and whose schema is left alone)
-	KeepIf    []string // a call carrying one of these arguments (or Arg) is not injected
+	Server string // the server's name: the state store key, and in messages
+	// Handles are the values carried, from a --handles file; nil: the one
+	// handle the fields below describe (token.FlagSpec).
+	Handles    []token.Spec
+	Arg        string   // the tool argument the token goes into
+	MetaKey    string   // the key the server returns the token under
+	SkipTools  []string // tools never injected (and whose schema is left alone)
+	KeepIf     []string // a call carrying one of these arguments (or Arg) is not injected
+	StartTools []string // tools that start a session: one that returns no token retires the old one
 
 	// MinLen and Pattern say what counts as a token in a result, as in
 	// hook mode (token.Rules).
@@ -53,13 +59,27 @@ type Config struct {
 	Human Human
 }
 
+// Specs are the handles the connection carries.
+func (c Config) Specs() []token.Spec {
+	if c.Handles != nil {
+		return c.Handles
+	}
+	return []token.Spec{token.FlagSpec(c.Arg, c.MetaKey, c.MinLen, c.Pattern, c.StartTools, c.SkipTools, c.KeepIf)}
+}
+
 // Validate checks the options a user gave.
 func (c Config) Validate() error {
-	if err := token.ValidateKey(c.Arg); err != nil {
+	if c.Handles != nil {
+		if err := token.CheckAll(c.Handles); err != nil {
+			return err
+		}
+	} else if err := token.ValidateKey(c.Arg); err != nil {
 		return fmt.Errorf("--arg: %w", err)
 	}
-	if err := token.ValidateKey(c.MetaKey); err != nil {
-		return fmt.Errorf("--meta-key: %w", err)
+	if c.Handles == nil {
+		if err := token.ValidateKey(c.MetaKey); err != nil {
+			return fmt.Errorf("--meta-key: %w", err)
+		}
 	}
 	if c.Persist {
 		if c.Server == "" {
@@ -80,78 +100,116 @@ const (
 	kindCall                 // tools/call
 )
 
-// Rewriter holds the token state of one connection (one client session) and
+// pending is what a tracked request asked, so its response can be
+// rewritten.
+type pending struct {
+	kind kind
+	tool string // a tools/call's tool
+}
+
+// argInfo is what a tool's input schema says of one argument.
+type argInfo struct{ number bool }
+
+// Rewriter holds the values of one connection (one client session) and
 // rewrites the messages that cross it. FromClient and FromServer may be
 // called from different goroutines.
 type Rewriter struct {
 	cfg   Config
-	keep  []string // KeepIf plus Arg
-	rules token.Rules
+	specs []token.Spec
 
 	mu sync.Mutex
-	// held are the tokens of this session, newest first. The slice is
-	// replaced, never modified, so a copy of it can be used without the
-	// lock. runs[i] is held[i]'s longest run that every spelling keeps.
-	held    token.Held
-	runs    []string
-	pending map[string]kind // request id (see idKey) -> what it asked
-	later   func([]byte)    // writes to the client out of turn (SetLater)
+	// holding is what the session holds, by handle. It is replaced, never
+	// modified, so a copy of it can be used without the lock. secrets are
+	// the values the model reads only as stand-ins (token.Holding.Hidden),
+	// each with its longest run that every spelling keeps (candidates).
+	holding token.Holding
+	secrets []secret
+	// schemas are the tools' input schema properties, from the last
+	// tools/list result (nil before one): which tools take a handle.
+	schemas map[string]map[string]argInfo
+	pending map[string]pending // request id (see idKey) -> what it asked
+	later   func([]byte)       // writes to the client out of turn (SetLater)
+}
+
+// secret is one value the model reads only as a stand-in.
+type secret struct {
+	name, value, run string
 }
 
 // New returns the rewriter of one connection. With Persist, it starts from
-// the token held in the store for Server and Session, if any.
+// the values held in the store for Server and Session, if any.
 func New(cfg Config) (*Rewriter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	keep := slices.Clone(cfg.KeepIf)
-	if !slices.Contains(keep, cfg.Arg) {
-		keep = append(keep, cfg.Arg)
-	}
-	r := &Rewriter{
-		cfg: cfg, keep: keep,
-		rules:   token.Rules{Key: cfg.MetaKey, MinLen: cfg.MinLen, Pattern: cfg.Pattern},
-		pending: map[string]kind{},
-	}
+	r := &Rewriter{cfg: cfg, specs: cfg.Specs(), holding: token.Holding{}, pending: map[string]pending{}}
 	if cfg.Persist {
 		rec, err := cfg.Store.Get(cfg.Server, cfg.Session)
 		switch {
 		case errors.Is(err, state.ErrNotFound):
 		case err != nil:
-			r.logf("cannot resume the held token: %v", err)
+			r.logf("cannot resume the held values: %v", err)
 		default:
-			for _, t := range rec.Held() {
-				if token.Validate(t) == nil && len(r.held) < token.MaxHeld {
-					r.held = append(r.held, t)
+			h := token.Holding{}
+			n := 0
+			for _, s := range r.specs {
+				if l := rec.Live(s.Name); len(l.Values) > 0 || l.Withdrawn != "" {
+					h[s.Name] = l
+					n += len(l.Values)
 				}
 			}
-			r.runs = spellingRuns(r.held, nil, nil)
-			if len(r.held) == 0 {
-				r.logf("the held token for %q is not valid; starting without one", cfg.Server)
-			} else {
-				r.logf("resumed %d token(s) for %q, the latest %s", len(r.held), cfg.Server, token.StandIn(cfg.MetaKey, r.held[0]))
-			}
+			r.setHolding(h)
+			r.logf("resumed %d value(s) for %q", n, cfg.Server)
 		}
 	}
 	return r, nil
 }
 
-// Token returns the latest token held ("" when none).
+// setHolding makes h the connection's holding; the caller holds mu or is
+// New.
+func (r *Rewriter) setHolding(h token.Holding) {
+	prev := map[string]string{}
+	for _, s := range r.secrets {
+		prev[s.value] = s.run
+	}
+	var secrets []secret
+	for _, n := range h.Hidden(r.specs) {
+		for _, v := range n.Held {
+			run, ok := prev[v]
+			if !ok {
+				run = longestRun(v)
+			}
+			secrets = append(secrets, secret{name: n.Name, value: v, run: run})
+		}
+	}
+	r.holding, r.secrets = h, secrets
+}
+
+// Token returns the value the first handle injects ("" when none): in flag
+// mode, the session token.
 func (r *Rewriter) Token() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.held) == 0 {
-		return ""
-	}
-	return r.held[0]
+	return r.holding[r.specs[0].Name].Default
 }
 
-// Held returns the tokens held, newest first. The caller must not modify
-// it.
+// Held returns every value held, of every handle, newest first per handle.
 func (r *Rewriter) Held() token.Held {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.held
+	var out token.Held
+	for _, s := range r.specs {
+		out = append(out, r.holding[s.Name].Values...)
+	}
+	return out
+}
+
+// Holding returns what the connection holds. The caller must not modify
+// it.
+func (r *Rewriter) Holding() token.Holding {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.holding
 }
 
 // Logf writes one diagnostic line to Config.Log.
@@ -209,7 +267,7 @@ func (r *Rewriter) FromClient(msg []byte) Out {
 // replaced by its stand-in. Anything else goes on as it is.
 func (r *Rewriter) FromServer(msg []byte) Out {
 	r.mu.Lock()
-	idle := len(r.pending) == 0 && len(r.held) == 0
+	idle := len(r.pending) == 0 && len(r.secrets) == 0
 	r.mu.Unlock()
 	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
 		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide: do not even look
@@ -381,30 +439,32 @@ func (r *Rewriter) clientMessage(msg []byte) step {
 	if method.Type != gjson.String || (method.Str != "tools/list" && method.Str != "tools/call") {
 		return step{}
 	}
-	k := kindList
+	p := pending{kind: kindList}
 	if method.Str == "tools/call" {
-		k = kindCall
+		p = pending{kind: kindCall, tool: gjson.GetBytes(msg, "params.name").Str}
 		if st, ok := r.humanCall(msg); ok {
 			return st // answered here, never relayed: nothing to track
 		}
 	}
 	if id, ok := idKey(gjson.GetBytes(msg, "id")); ok {
 		r.mu.Lock()
-		r.pending[id] = k
+		r.pending[id] = p
 		r.mu.Unlock()
 	}
-	if k == kindCall {
+	if p.kind == kindCall {
 		return r.call(msg)
 	}
 	return step{}
 }
 
-// call rewrites a tools/call request's arguments: every stand-in becomes
-// the token it names (so the model can hand any token of this session to
-// any argument, e.g. parent_session_token), and a call that carries no
-// token gets the latest one, unless its tool is skipped. A stand-in that
-// names no held token is never forwarded: the call is answered with a tool
-// error the model reads.
+// call rewrites a tools/call request's arguments (token.Fill): every
+// stand-in becomes the value it names (so the model can hand any value of
+// this session to any argument, e.g. parent_session_token); a handle
+// argument that is a near miss of one held value is repaired; a call that
+// carries no value of a handle its tool takes gets the one held for it. A
+// stand-in that names no held value is never forwarded, nor is a call that
+// needs a value no longer injected (its start tool returned none): the
+// call is answered with a tool error the model reads.
 func (r *Rewriter) call(msg []byte) step {
 	params := gjson.GetBytes(msg, "params")
 	if !params.IsObject() {
@@ -425,27 +485,40 @@ func (r *Rewriter) call(msg []byte) step {
 	if args.IsObject() {
 		raw = args.Raw
 	}
-	held := r.Held()
-	out, changed, err := token.ResolveStandIns(raw, held)
-	if err != nil {
-		r.logf("tools/call %.64q names a token by a stand-in that no held token has; answered with a tool error", name.Str)
+	f, err := token.Fill(raw, name.Str, r.specs, r.Holding(), r.schema(name.Str))
+	refuse := func(why string) step {
 		id := gjson.GetBytes(msg, "id")
 		if id.Type != gjson.String && id.Type != gjson.Number {
 			return step{drop: true}
 		}
-		return step{drop: true, back: append(toolError(id.Raw, err.Error()), '\n')}
+		return step{drop: true, back: append(toolError(id.Raw, why), '\n')}
 	}
-	if len(held) > 0 && !slices.Contains(r.cfg.SkipTools, name.Str) && !token.Carries(gjson.Parse(out), r.keep) {
-		injected, err := token.Inject(out, r.cfg.Arg, held[0])
-		if err != nil {
-			r.logf("tools/call %.64q: %v", name.Str, err)
-		} else {
-			out, changed = string(injected), true
+	switch {
+	case err != nil:
+		var unknown *token.UnknownStandInError
+		if errors.As(err, &unknown) {
+			r.logf("tools/call %.64q names a value by a stand-in that no held value has; answered with a tool error", name.Str)
+			return refuse(err.Error())
+		}
+		r.logf("tools/call %.64q: %v", name.Str, err)
+		return step{}
+	case len(f.Withheld) > 0:
+		var msgs []string
+		for _, w := range f.Withheld {
+			msgs = append(msgs, w.Message())
+			r.logf("tools/call %.64q needs %s, which is no longer injected (%s); answered with a tool error", name.Str, w.Handle, w.Why)
+		}
+		return refuse(strings.Join(msgs, "\n"))
+	}
+	for _, t := range f.Trace {
+		if strings.HasPrefix(t, "repaired ") {
+			r.logf("tools/call %.64q: %s", name.Str, t)
 		}
 	}
-	if !changed {
+	if !f.Changed {
 		return step{}
 	}
+	out := f.Args
 	if args.Exists() {
 		if edited, ok := splice(msg, []edit{{off: args.Index, raw: args.Raw, repl: []byte(out)}}); ok {
 			return step{out: edited}
@@ -458,6 +531,21 @@ func (r *Rewriter) call(msg []byte) step {
 	return step{out: edited}
 }
 
+// schema tells token.Fill what tool's input schema (from the last
+// tools/list) says of an argument; nil before any list was seen.
+func (r *Rewriter) schema(tool string) token.Schema {
+	r.mu.Lock()
+	props, listed := r.schemas[tool]
+	r.mu.Unlock()
+	if !listed {
+		return nil
+	}
+	return func(arg string) (has, known, number bool) {
+		info, ok := props[arg]
+		return ok, true, info.number
+	}
+}
+
 // toolError is a tools/call result that tells the model why its call did
 // not run.
 func toolError(id, text string) []byte { return toolResult(id, text, true) }
@@ -465,9 +553,11 @@ func toolError(id, text string) []byte { return toolResult(id, text, true) }
 func (r *Rewriter) serverMessage(msg []byte) step {
 	var out []byte
 	edited := false
-	k := r.answers(msg)
+	p := r.answers(msg)
+	k := p.kind
 	switch k {
 	case kindList:
+		r.learnSchemas(msg)
 		out, edited = r.rewriteList(msg)
 		from := msg
 		if edited {
@@ -477,7 +567,7 @@ func (r *Rewriter) serverMessage(msg []byte) step {
 			out, edited = added, true
 		}
 	case kindCall:
-		r.capture(msg)
+		r.capture(msg, p.tool)
 	}
 	if !edited {
 		out = msg
@@ -494,35 +584,74 @@ func (r *Rewriter) serverMessage(msg []byte) step {
 }
 
 // answers returns what msg answers when it is the (valid) response to a
-// tracked request, which is then no longer pending; else 0.
-func (r *Rewriter) answers(msg []byte) kind {
+// tracked request, which is then no longer pending; else the zero pending.
+func (r *Rewriter) answers(msg []byte) pending {
 	id, ok := idKey(gjson.GetBytes(msg, "id"))
 	if !ok {
-		return 0
+		return pending{}
 	}
 	r.mu.Lock()
-	k, ok := r.pending[id]
+	p, ok := r.pending[id]
 	r.mu.Unlock()
 	if !ok {
-		return 0
+		return pending{}
 	}
 	// A server-to-client request may reuse an id of ours: ids are per
 	// direction. Only a response (no method) answers our request.
 	if gjson.GetBytes(msg, "method").Exists() {
-		return 0
+		return pending{}
 	}
 	r.mu.Lock()
 	delete(r.pending, id)
 	r.mu.Unlock()
 	if !gjson.ValidBytes(msg) {
-		return 0
+		return pending{}
 	}
-	return k
+	return p
 }
 
-// rewriteList removes the token argument from the input schema of every
-// tool (so the model is never asked for it), and the token key from the
-// required list of every output schema (its structuredContent loses it).
+// learnSchemas notes, from a tools/list result, which arguments each
+// tool's input schema has (and which are numbers): the tools that take a
+// handle whose spec names none. A paginated list adds to what is known.
+func (r *Rewriter) learnSchemas(msg []byte) {
+	tools := gjson.GetBytes(msg, "result.tools")
+	if !tools.IsArray() {
+		return
+	}
+	learned := map[string]map[string]argInfo{}
+	tools.ForEach(func(_, tool gjson.Result) bool {
+		name := tool.Get("name")
+		if name.Type != gjson.String {
+			return true
+		}
+		props := map[string]argInfo{}
+		tool.Get("inputSchema.properties").ForEach(func(k, v gjson.Result) bool {
+			t := v.Get("type")
+			props[k.Str] = argInfo{number: t.Str == "number" || t.Str == "integer"}
+			return true
+		})
+		learned[name.Str] = props
+		return true
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if gjson.GetBytes(msg, "result.nextCursor").Exists() || r.schemas == nil {
+		if r.schemas == nil {
+			r.schemas = map[string]map[string]argInfo{}
+		}
+		maps.Copy(r.schemas, learned)
+		return
+	}
+	r.schemas = learned
+}
+
+// rewriteList rewrites each tool's schemas for the handles it takes. A
+// rotating handle's argument is removed from the input schema (the model is
+// never asked for it), and the key it comes back under from the output
+// schema (its structuredContent holds a stand-in). A stable handle, of
+// which several values can be live, keeps its argument, made optional and
+// described: interceptor fills it in, and a stand-in or a value shown
+// earlier names another live one.
 func (r *Rewriter) rewriteList(msg []byte) ([]byte, bool) {
 	res := gjson.GetBytes(msg, "result")
 	tools := res.Get("tools")
@@ -535,21 +664,87 @@ func (r *Rewriter) rewriteList(msg []byte) ([]byte, bool) {
 		if !tool.IsObject() {
 			return true
 		}
-		if n := tool.Get("name"); n.Type == gjson.String && slices.Contains(r.cfg.SkipTools, n.Str) {
-			return true
-		}
-		for _, s := range [...]struct{ schema, key string }{{"inputSchema", r.cfg.Arg}, {"outputSchema", r.cfg.MetaKey}} {
-			sch := tool.Get(s.schema)
-			if !sch.IsObject() {
+		name := tool.Get("name").Str
+		in, out := tool.Get("inputSchema"), tool.Get("outputSchema")
+		inEdit, outEdit := []byte(in.Raw), []byte(out.Raw)
+		inChanged, outChanged := false, false
+		for i := range r.specs {
+			s := &r.specs[i]
+			if !s.Takes(name, func(arg string) (bool, bool) { return in.Get("properties." + gjson.Escape(arg)).Exists(), true }) {
 				continue
 			}
-			if out, ok := dropProperty(sch.Raw, s.key); ok {
-				edits = append(edits, edit{off: sch.Index, raw: sch.Raw, repl: out})
+			if in.IsObject() {
+				var ed []byte
+				var ok bool
+				if s.Lifetime == token.Stable {
+					ed, ok = optionalProperty(inEdit, s)
+				} else {
+					ed, ok = dropProperty(string(inEdit), s.Arg)
+				}
+				if ok {
+					inEdit, inChanged = ed, true
+				}
 			}
+			if out.IsObject() && s.Lifetime == token.Rotates && s.StandIns != token.StandInsNone {
+				for _, src := range s.From {
+					if src.JSON == "" || strings.Contains(src.JSON, ".") && !strings.Contains(src.JSON, `\.`) {
+						continue // only top-level keys: a nested path's schema is the server's
+					}
+					if ed, ok := dropProperty(string(outEdit), unescapeKey(src.JSON)); ok {
+						outEdit, outChanged = ed, true
+					}
+				}
+			}
+		}
+		if inChanged {
+			edits = append(edits, edit{off: in.Index, raw: in.Raw, repl: inEdit})
+		}
+		if outChanged {
+			edits = append(edits, edit{off: out.Index, raw: out.Raw, repl: outEdit})
 		}
 		return true
 	})
 	return splice(msg, edits)
+}
+
+// unescapeKey is a top-level gjson key as it is.
+func unescapeKey(path string) string {
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		if path[i] == '\\' && i+1 < len(path) {
+			i++
+		}
+		b.WriteByte(path[i])
+	}
+	return b.String()
+}
+
+// standInNote ends the description of a stable handle's argument.
+const standInNote = "Filled in by interceptor: leave it out to use the current one. To use another live one, pass a value or a stand-in ([NAME … held by interceptor]) shown in an earlier result."
+
+// optionalProperty makes a stable handle's argument optional in an input
+// schema and says in its description that interceptor fills it in.
+func optionalProperty(schema []byte, s *token.Spec) ([]byte, bool) {
+	path := "properties." + gjson.Escape(s.Arg)
+	prop := gjson.GetBytes(schema, path)
+	if !prop.IsObject() {
+		return nil, false
+	}
+	out := schema
+	changed := false
+	if desc := prop.Get("description").Str; !strings.Contains(desc, "Filled in by interceptor") {
+		note := strings.Replace(standInNote, "NAME", s.Name, 1)
+		if desc != "" {
+			note = strings.TrimRight(desc, " ") + " " + note
+		}
+		if d, err := sjson.SetBytes(out, path+".description", note); err == nil {
+			out, changed = d, true
+		}
+	}
+	if d, ok := dropRequired(out, s.Arg); ok {
+		out, changed = d, true
+	}
+	return out, changed
 }
 
 // dropProperty removes key from a JSON schema's properties and required.
@@ -562,41 +757,51 @@ func dropProperty(schema, key string) ([]byte, bool) {
 			out, changed = d, true
 		}
 	}
-	if req := gjson.GetBytes(out, "required"); req.IsArray() {
-		kept := []byte{'['}
-		dropped := false
-		req.ForEach(func(_, v gjson.Result) bool {
-			if v.Type == gjson.String && v.Str == key {
-				dropped = true
-				return true
-			}
-			if len(kept) > 1 {
-				kept = append(kept, ',')
-			}
-			kept = append(kept, v.Raw...)
-			return true
-		})
-		if dropped {
-			if d, err := sjson.SetRawBytes(out, "required", append(kept, ']')); err == nil {
-				out, changed = d, true
-			}
-		}
+	if d, ok := dropRequired(out, key); ok {
+		out, changed = d, true
 	}
 	return out, changed
 }
 
-// capture takes the new token from a tools/call result: token.Choose's
-// rules, as in hook mode. A result that carries different token-shaped
-// values gives nothing (and one log line): never a guess.
-func (r *Rewriter) capture(msg []byte) {
+// dropRequired removes key from a JSON schema's required list.
+func dropRequired(schema []byte, key string) ([]byte, bool) {
+	req := gjson.GetBytes(schema, "required")
+	if !req.IsArray() {
+		return nil, false
+	}
+	kept := []byte{'['}
+	dropped := false
+	req.ForEach(func(_, v gjson.Result) bool {
+		if v.Type == gjson.String && v.Str == key {
+			dropped = true
+			return true
+		}
+		if len(kept) > 1 {
+			kept = append(kept, ',')
+		}
+		kept = append(kept, v.Raw...)
+		return true
+	})
+	if !dropped {
+		return nil, false
+	}
+	d, err := sjson.SetRawBytes(schema, "required", append(kept, ']'))
+	return d, err == nil
+}
+
+// capture takes the values a tools/call result of tool mints, for each
+// handle (token.Spec.Mint, Apply), as hook mode does. A result that
+// carries different token-shaped values gives nothing (and one log line):
+// never a guess. A start tool that returns no value retires the one held
+// before.
+func (r *Rewriter) capture(msg []byte, tool string) {
 	res := gjson.GetBytes(msg, "result")
 	if !res.IsObject() {
 		return
 	}
 	found := token.Result{Meta: res.Get("_meta"), Structured: res.Get("structuredContent")}
-	// With _meta.<key> present, Choose looks no further: do not unescape
-	// the text blocks for nothing.
-	if !found.Meta.Get(gjson.Escape(r.cfg.MetaKey)).Exists() {
+	// Text blocks are unescaped only when some source may read them.
+	if r.needsTexts(tool, found.Meta) {
 		res.Get("content").ForEach(func(_, block gjson.Result) bool {
 			if block.Get("type").Str == "text" {
 				if t := block.Get("text"); t.Type == gjson.String {
@@ -606,51 +811,86 @@ func (r *Rewriter) capture(msg []byte) {
 			return true
 		})
 	}
-	tok, _, err := token.Choose(found, r.rules)
-	switch {
-	case err != nil:
-		r.logf("a tools/call result: %v; the held token stays", err)
-	case tok != "":
-		r.hold(tok)
+	r.mu.Lock()
+	h := r.holding
+	next := token.Holding{}
+	maps.Copy(next, h)
+	changed := false
+	for i := range r.specs {
+		s := &r.specs[i]
+		m, err := s.Mint(tool, found)
+		after, note := s.Apply(h[s.Name], tool, m, err)
+		if note != "" {
+			r.logf("%.64s: %s", tool, note)
+		}
+		if !sameLive(h[s.Name], after) {
+			next[s.Name], changed = after, true
+		}
+	}
+	if changed {
+		r.setHolding(next)
+	}
+	r.mu.Unlock()
+	if changed && r.cfg.Persist {
+		r.persist(next)
 	}
 }
 
-// hold makes tok the connection's latest token, keeping the ones before it
-// (token.MaxHeld in all), and with Persist stores it.
-func (r *Rewriter) hold(tok string) {
-	r.mu.Lock()
-	same := len(r.held) > 0 && r.held[0] == tok
-	if !same {
-		held := r.held.Push(tok)
-		r.runs = spellingRuns(held, r.held, r.runs)
-		r.held = held
+// needsTexts reports whether a source may read tool's text blocks: not
+// when every source that reads tool finds its value in _meta.
+func (r *Rewriter) needsTexts(tool string, meta gjson.Result) bool {
+	for i := range r.specs {
+		for _, src := range r.specs[i].From {
+			if len(src.Tools) > 0 && !slices.Contains(src.Tools, tool) {
+				continue
+			}
+			if src.Text != nil || src.Meta == "" || !meta.Get(gjson.Escape(src.Meta)).Exists() {
+				if src.Text != nil || src.JSON != "" || src.Line != "" {
+					return true
+				}
+			}
+		}
 	}
-	r.mu.Unlock()
-	if same || !r.cfg.Persist {
-		return
-	}
-	err := r.cfg.Store.Put(state.Record{Token: tok, Server: r.cfg.Server, Session: r.cfg.Session, Client: "proxy"})
+	return false
+}
+
+// persist writes the connection's holding to the store (--persist), so a
+// restarted client resumes.
+func (r *Rewriter) persist(h token.Holding) {
+	err := r.cfg.Store.Update(r.cfg.Server, r.cfg.Session, "proxy", false, func(stored token.Holding) (token.Holding, bool) {
+		for _, s := range r.specs {
+			if l, ok := h[s.Name]; ok {
+				stored[s.Name] = l
+			}
+		}
+		return stored, true
+	})
 	if err != nil {
 		r.logf("--persist: %v", err)
 	}
 }
 
-// redact replaces every held token in msg, in any spelling (JSON-escaped,
-// "\/" for "/", inside a text block that is itself JSON), with its stand-in:
-// the model reads which token it is, never the token. validated says msg
-// is known to be valid JSON; invalid JSON is redacted as text.
+func sameLive(a, b token.Live) bool {
+	return a.Default == b.Default && a.Withdrawn == b.Withdrawn && slices.Equal(a.Values, b.Values)
+}
+
+// redact replaces every value the model reads only as a stand-in, in any
+// spelling (JSON-escaped, "\\/" for "/", inside a text block that is itself
+// JSON), with its stand-in: the model reads which value it is, never the
+// value. validated says msg is known to be valid JSON; invalid JSON is
+// redacted as text.
 func (r *Rewriter) redact(msg []byte, validated bool) ([]byte, bool) {
-	held := r.candidates(msg)
-	if len(held) == 0 {
+	hidden := r.candidates(msg)
+	if len(hidden) == 0 {
 		return nil, false
 	}
 	var out string
 	var changed bool
 	text := unsafe.String(unsafe.SliceData(msg), len(msg)) // no copy: msg is not modified meanwhile
 	if validated || gjson.ValidBytes(msg) {
-		out, changed = token.RedactResult(text, r.cfg.MetaKey, held)
+		out, changed = token.RedactNamed(text, hidden)
 	} else {
-		out, changed = token.RedactString(text, r.cfg.MetaKey, held)
+		out, changed = token.RedactNamedString(text, hidden)
 	}
 	if !changed {
 		return nil, false
@@ -658,36 +898,39 @@ func (r *Rewriter) redact(msg []byte, validated bool) ([]byte, bool) {
 	return []byte(out), true
 }
 
-// candidates returns the held tokens that msg may hold, in any spelling
-// token.RedactResult replaces: as is, JSON-escaped (also "/" as "\/"),
+// candidates returns the secrets msg may hold, in any spelling
+// token.RedactNamed replaces: as is, JSON-escaped (also "/" as "\\/"),
 // percent-encoded, in JSON text inside a JSON string. All of them keep the
-// token's runs of letters, digits and "-._~" as they are, unless msg uses
-// \u escapes, which can spell any character: then every token is a
-// candidate. Looking for 64 tokens' spellings in every string of every
+// value's runs of letters, digits and "-._~" as they are, unless msg uses
+// \u escapes, which can spell any character: then every secret is a
+// candidate. Looking for 64 values' spellings in every string of every
 // message costs far more than one pass over the message that notes every
-// 8-byte window in a bitmap, then one look-up per token (of the last 8
+// 8-byte window in a bitmap, then one look-up per value (of the last 8
 // bytes of its run; a false hit only costs a redaction pass that finds
 // nothing).
-func (r *Rewriter) candidates(msg []byte) token.Held {
+func (r *Rewriter) candidates(msg []byte) []token.Named {
 	r.mu.Lock()
-	held, runs := r.held, r.runs
+	secrets := r.secrets
 	r.mu.Unlock()
-	if len(held) <= 2 || bytes.Contains(msg, []byte(`\u`)) {
-		return held
+	if len(secrets) == 0 {
+		return nil
 	}
+	all := len(secrets) <= 2 || bytes.Contains(msg, []byte(`\u`))
 	var windows [1 << 10]uint64 // 65536 bits
-	for i := 0; i+8 <= len(msg); i++ {
-		h := windowHash(msg[i:])
-		windows[h>>6] |= 1 << (h & 63)
+	if !all {
+		for i := 0; i+8 <= len(msg); i++ {
+			h := windowHash(msg[i:])
+			windows[h>>6] |= 1 << (h & 63)
+		}
 	}
-	var out token.Held
-	for i, tok := range held {
-		if run := runs[i]; len(run) >= 8 {
+	var out []token.Named
+	for _, s := range secrets {
+		if run := s.run; !all && len(run) >= 8 {
 			if h := windowHash([]byte(run[len(run)-8:])); windows[h>>6]&(1<<(h&63)) == 0 {
 				continue
 			}
 		}
-		out = append(out, tok)
+		out = append(out, token.Named{Name: s.name, Held: token.Held{s.value}})
 	}
 	return out
 }
@@ -695,29 +938,6 @@ func (r *Rewriter) candidates(msg []byte) token.Held {
 // windowHash hashes the 8 bytes at the start of b to 16 bits.
 func windowHash(b []byte) uint64 {
 	return binary.LittleEndian.Uint64(b) * 0x9E3779B97F4A7C15 >> 48
-}
-
-// spellingRuns returns each token's longest run of bytes that no spelling
-// changes (see candidates). held is usually prev.Push(held[0]): the runs of
-// the tokens it kept from prev are reused (a wrong guess only costs
-// computing a run afresh).
-func spellingRuns(held, prev token.Held, prevRuns []string) []string {
-	runs := make([]string, len(held))
-	j := 0
-	for i, tok := range held {
-		if i > 0 {
-			for j < len(prev) && (prev[j] == held[0] || prev[j] == "") {
-				j++
-			}
-			if j < len(prev) && prev[j] == tok {
-				runs[i] = prevRuns[j]
-				j++
-				continue
-			}
-		}
-		runs[i] = longestRun(tok)
-	}
-	return runs
 }
 
 // longestRun returns the end (at most 16 bytes) of the longest run of

@@ -211,7 +211,7 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 		rw := newRW(t, cfg)
 		rw.fromClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_session"}}`))
 		rw.fromServer([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"session_token":"has space"},"content":[]}}`))
-		if rw.Token() != "" || !strings.Contains(log.String(), "does not look like a token") || strings.Contains(log.String(), "has space") {
+		if rw.Token() != "" || !strings.Contains(log.String(), "cannot be taken") || strings.Contains(log.String(), "has space") {
 			t.Fatalf("held %q, log %q", rw.Token(), log.String())
 		}
 	})
@@ -309,21 +309,35 @@ func relayed(o Out) []byte {
 	return o.Msg
 }
 
-func TestSpellingRuns(t *testing.T) {
-	var held token.Held
-	var runs []string
+// hold makes tok the session token, as a captured result does.
+func (r *Rewriter) hold(tok string) {
+	holdSeq++
+	id := fmt.Sprintf(`"hold-%d"`, holdSeq)
+	r.fromClient([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
+	r.FromServer([]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[],"_meta":{"session_token":` + string(rawjson.AppendString(nil, tok)) + `}}}`))
+}
+
+var holdSeq int
+
+// Each secret's run is its longest run, however often the holding changes
+// (runs of values held before are reused).
+func TestSecretRuns(t *testing.T) {
+	rw := newRW(t, testConfig())
+	var held []string
 	for i := range token.MaxHeld + 5 {
 		tok := fmt.Sprintf("t%d/%s~%d", i, strings.Repeat("x", i%7), i)
 		if i%9 == 8 {
-			tok = held[5] // an older token comes back
+			tok = held[len(held)-5] // an older token comes back
 		}
-		next := held.Push(tok)
-		runs = spellingRuns(next, held, runs)
-		held = next
-		for k, tk := range held {
-			if runs[k] != longestRun(tk) {
-				t.Fatalf("after %d pushes, run %d is %q, want %q", i, k, runs[k], longestRun(tk))
+		rw.hold(tok)
+		held = append(held, tok)
+		for _, s := range rw.secrets {
+			if s.run != longestRun(s.value) {
+				t.Fatalf("after %d captures, the run of %q is %q, want %q", i, s.value, s.run, longestRun(s.value))
 			}
+		}
+		if len(rw.secrets) != min(len(slices.Compact(slices.Sorted(slices.Values(held)))), token.MaxHeld) || rw.secrets[0].value != tok {
+			t.Fatalf("after %d captures: %d secrets, the first %q", i, len(rw.secrets), rw.secrets[0].value)
 		}
 	}
 	if r := longestRun("ab/cdef%gh.i~j/k/0123456789abcdefghij"); r != "456789abcdefghij" {
@@ -333,13 +347,14 @@ func TestSpellingRuns(t *testing.T) {
 
 // FuzzCandidates checks that the prefilter never leaves out a held token
 // that a message carries, in any spelling redaction replaces, among other
-// held tokens: a token it missed would reach the client.
+// held tokens: a token it missed would reach the client. (Values shorter
+// than token.MinStandIn are never hidden.)
 func FuzzCandidates(f *testing.F) {
 	f.Add("tok1/abc.DEF_0123456789~x", "other-token-0123456789abcdef", "prefix ", " suffix", uint8(0))
 	f.Add("eyJhbGciOiJIUzI1NiJ9.eyJzIjoxfQ.c2lnbmF0dXJlMDEyMzQ1", "eyJhbGciOiJIUzI1NiJ9.eyJzIjoyfQ.b3RoZXJzaWduYXR1cmU5", "", "", uint8(3))
 	f.Add(`a"b\c/d0123456789`, "zzzzzzzzzzzzzzzz1", "{", "}", uint8(1))
 	f.Fuzz(func(t *testing.T, tok, other, before, after string, form uint8) {
-		if token.Validate(tok) != nil || token.Validate(other) != nil || tok == other {
+		if token.Validate(tok) != nil || token.Validate(other) != nil || tok == other || len(tok) < token.MinStandIn {
 			return
 		}
 		esc := string(rawjson.AppendString(nil, tok))
@@ -359,7 +374,11 @@ func FuzzCandidates(f *testing.F) {
 		}
 		rw.hold(tok)
 		rw.hold(other)
-		if !slices.Contains(rw.candidates(msg), tok) {
+		var cands []string
+		for _, n := range rw.candidates(msg) {
+			cands = append(cands, n.Held...)
+		}
+		if !slices.Contains(cands, tok) {
 			t.Fatalf("the held token %q spelled %q in %q is not a candidate", tok, spelled, msg)
 		}
 	})

@@ -22,6 +22,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -52,25 +54,64 @@ const MaxSessionLen = 16 << 10
 // ErrNotFound means no token is held for that server and session.
 var ErrNotFound = errors.New("no token held")
 
-// Record is one stored token.
+// DefaultHandle is the handle the one-token view of a record (Record.Token,
+// Put) stands for: inject's default --meta-key.
+const DefaultHandle = "session_token"
+
+// Record is what one session holds for one server: each handle's values.
 type Record struct {
+	// Holding is each handle's live values and the one injected, by name.
+	Holding token.Holding
+	// Token and History are the one-token view of DefaultHandle: on Put,
+	// Token is stored as its latest value (and the one injected); Get and
+	// List fill both from Holding.
 	Token   string
-	History []string // the tokens before Token, newest first (see Held)
+	History []string
 	Server  string
 	Session string // the session that wrote it; may be "" (no session)
 	Client  string
 	Updated time.Time
-	Current bool // set by List on the server's current token
+	Current bool // set by List on the server's current record
 
 	sessionFile string // SessionFile(Session) as written, exact for any id
 }
 
-// Held is the record's tokens, newest first: Token, then History.
+// Held is every value the record holds, of every handle (in name order),
+// each handle's newest first: what views mask.
 func (r Record) Held() token.Held {
-	if r.Token == "" {
-		return nil
+	var out token.Held
+	for _, name := range r.Names() {
+		for _, v := range r.Holding[name].Values {
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
 	}
-	return append(token.Held{r.Token}, r.History...)
+	return out
+}
+
+// Names are the record's handle names, sorted.
+func (r Record) Names() []string {
+	names := make([]string, 0, len(r.Holding))
+	for n := range r.Holding {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// oneTokenView fills Token and History from DefaultHandle (or, for a record
+// written before handles, the only handle it has).
+func (r *Record) oneTokenView() {
+	l, ok := r.Holding[DefaultHandle]
+	if !ok && len(r.Holding) == 1 {
+		for _, only := range r.Holding {
+			l = only
+		}
+	}
+	if len(l.Values) > 0 {
+		r.Token, r.History = l.Values[0], l.Values[1:]
+	}
 }
 
 // Store is a token store rooted at a directory.
@@ -202,34 +243,64 @@ func parseRecord(path string, data []byte) (Record, error) {
 		return Record{}, fmt.Errorf("token file %s: not valid JSON", path)
 	}
 	r := gjson.ParseBytes(data)
-	tok := r.Get("token")
-	if tok.Type != gjson.String || tok.Str == "" {
-		return Record{}, fmt.Errorf("token file %s: no token field", path)
-	}
 	rec := Record{
-		Token:       tok.Str,
+		Holding:     token.Holding{},
 		Server:      r.Get("server").Str,
 		Session:     r.Get("session").Str,
 		Client:      r.Get("client").Str,
 		sessionFile: r.Get("session_file").Str,
 	}
-	r.Get("history").ForEach(func(_, v gjson.Result) bool {
-		if v.Type == gjson.String && v.Str != "" {
-			rec.History = append(rec.History, v.Str)
+	strs := func(v gjson.Result) token.Held {
+		var out token.Held
+		v.ForEach(func(_, s gjson.Result) bool {
+			if s.Type == gjson.String && s.Str != "" && len(out) < token.MaxHeld {
+				out = append(out, s.Str)
+			}
+			return true
+		})
+		return out
+	}
+	r.Get("handles").ForEach(func(name, h gjson.Result) bool {
+		l := token.Live{Values: strs(h.Get("values")), Default: h.Get("default").Str, Withdrawn: h.Get("withdrawn").Str}
+		if name.Str != "" && (len(l.Values) > 0 || l.Withdrawn != "") {
+			rec.Holding[name.Str] = l
 		}
 		return true
 	})
+	// A record written before handles: one token and its history, under
+	// the name of the handle they were for (the hook's --meta-key), which
+	// the record did not keep.
+	if tok := r.Get("token"); tok.Type == gjson.String && tok.Str != "" && len(rec.Holding) == 0 {
+		rec.Holding[legacyHandle] = token.Live{Values: append(token.Held{tok.Str}, strs(r.Get("history"))...), Default: tok.Str}
+	}
+	if len(rec.Holding) == 0 {
+		return Record{}, fmt.Errorf("token file %s: holds no value", path)
+	}
 	if t, err := time.Parse(time.RFC3339Nano, r.Get("updated").Str); err == nil {
 		rec.Updated = t
 	}
+	rec.oneTokenView()
 	return rec, nil
+}
+
+// legacyHandle names the token of a record written before handles. Live
+// reads it for any one handle asked of such a record (Record.Live).
+const legacyHandle = ""
+
+// Live is what the record holds of the named handle. A record written
+// before handles holds one token, for whichever handle the hook that wrote
+// it carried: it answers for any name.
+func (r Record) Live(name string) token.Live {
+	if l, ok := r.Holding[name]; ok {
+		return l
+	}
+	return r.Holding[legacyHandle]
 }
 
 func encodeRecord(rec Record) ([]byte, error) {
 	out := []byte("{}")
 	var err error
 	for _, kv := range [][2]string{
-		{"token", rec.Token},
 		{"server", rec.Server},
 		{"session", rec.Session},
 		{"session_file", SessionFile(rec.Session)},
@@ -240,45 +311,88 @@ func encodeRecord(rec Record) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if len(rec.History) > 0 {
-		hist := []byte{'['}
-		for i, t := range rec.History {
+	handles := []byte{'{'}
+	for _, name := range rec.Names() {
+		if name == legacyHandle {
+			continue
+		}
+		l := rec.Holding[name]
+		if len(handles) > 1 {
+			handles = append(handles, ',')
+		}
+		handles = rawjson.AppendString(handles, name)
+		handles = append(handles, `:{"values":[`...)
+		for i, v := range l.Values {
 			if i > 0 {
-				hist = append(hist, ',')
+				handles = append(handles, ',')
 			}
-			hist = rawjson.AppendString(hist, t)
+			handles = rawjson.AppendString(handles, v)
 		}
-		if out, err = sjson.SetRawBytes(out, "history", append(hist, ']')); err != nil {
-			return nil, err
+		handles = append(handles, `],"default":`...)
+		handles = rawjson.AppendString(handles, l.Default)
+		if l.Withdrawn != "" {
+			handles = append(handles, `,"withdrawn":`...)
+			handles = rawjson.AppendString(handles, l.Withdrawn)
 		}
+		handles = append(handles, '}')
+	}
+	if out, err = sjson.SetRawBytes(out, "handles", append(handles, '}')); err != nil {
+		return nil, err
 	}
 	return append(out, '\n'), nil
 }
 
-// Put stores rec.Token for rec.Server under rec.Session and also as the
-// server's current token.
-//
-// The record is written to a temp file before the lock is taken; under the
-// lock there are only renames, so writers queue for microseconds, not for
-// disk writes. Both files get the same record (current remembers which
-// session wrote it, so that session's end can retire it), through a hard
-// link to the one temp file. Files are never modified in place, so sharing
-// an inode is safe.
+// Put stores rec.Token for rec.Server under rec.Session, as the latest
+// value (and the one injected) of DefaultHandle, and also as the server's
+// current record: the one-token API of `token set` and the proxy.
 func (s *Store) Put(rec Record) error {
+	if err := token.Validate(rec.Token); err != nil {
+		return fmt.Errorf("token file for %s: %w", rec.Server, err)
+	}
+	return s.update(rec, true, func(h token.Holding) (token.Holding, bool) {
+		l := h[DefaultHandle]
+		if _, ok := h[DefaultHandle]; !ok {
+			l = h[legacyHandle]
+			delete(h, legacyHandle)
+		}
+		h[DefaultHandle] = token.Live{Values: l.Values.Push(rec.Token), Default: rec.Token}
+		return h, true
+	})
+}
+
+// Update changes what session holds for server: fn gets what is held now
+// (an empty Holding when nothing is, never nil; its own copy) and returns
+// what to hold, or false to leave the record as it is. fn may be called
+// more than once (when another writer of the session got in between) and
+// must depend on its argument only. With alsoCurrent the record is also the
+// server's current one, which events without a session read when the user
+// opts in to that (a session's own writes need no other session's lock).
+func (s *Store) Update(server, session, client string, alsoCurrent bool, fn func(token.Holding) (token.Holding, bool)) error {
+	return s.update(Record{Server: server, Session: session, Client: client}, alsoCurrent, fn)
+}
+
+func (s *Store) update(rec Record, alsoCurrent bool, fn func(token.Holding) (token.Holding, bool)) error {
 	if err := checkSession(rec.Session); err != nil {
 		return err
 	}
 	if rec.Updated.IsZero() {
 		rec.Updated = time.Now()
 	}
-	dir, err := s.ensureServerDir(rec.Server)
-	if err != nil {
+	// Nothing is created until there is something to write: a result that
+	// gives no value leaves no trace.
+	dir := s.serverDir(rec.Server)
+	switch err := s.checkTree(dir); {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+	default:
 		return err
 	}
 	own := filepath.Join(dir, SessionFile(rec.Session))
 	names := []string{currentFile}
 	if rec.Session != "" {
-		names = []string{SessionFile(rec.Session), currentFile}
+		names = []string{SessionFile(rec.Session)}
+		if alsoCurrent {
+			names = append(names, currentFile)
+		}
 	}
 	var temps []string
 	defer func() {
@@ -286,42 +400,53 @@ func (s *Store) Put(rec Record) error {
 			os.Remove(t) // no-op once renamed
 		}
 	}()
-	// The new record depends on the old one (its history). It is read and
-	// the new one written before the lock is taken; under the lock a stat
-	// checks the old file was not replaced since (files are only ever
-	// renamed over, so a replaced file is another inode), and writers still
-	// queue for renames, not for disk writes. Another writer of the same
-	// session in between means doing it again, under the lock.
-	prepare := func() (fs.FileInfo, error) {
-		seen, _ := os.Lstat(own)
+	// The new record depends on the old one. It is read and the new one
+	// written before the lock is taken; under the lock a stat checks the
+	// old file was not replaced since (files are only ever renamed over, so
+	// a replaced file is another inode), and writers still queue for
+	// renames, not for disk writes. Another writer of the same session in
+	// between means doing it again, under the lock.
+	prepare := func() (seen fs.FileInfo, write bool, err error) {
+		seen, _ = os.Lstat(own)
 		prev, err := readRecord(own)
 		if err != nil {
-			prev = Record{} // none yet, or unreadable: a fresh history
+			prev = Record{} // none yet, or unreadable: start afresh
 		}
-		rec.History = history(prev.Held().Push(rec.Token))
+		held := token.Holding{}
+		for n, l := range prev.Holding {
+			held[n] = token.Live{Values: slices.Clone(l.Values), Default: l.Default, Withdrawn: l.Withdrawn}
+		}
+		held, write = fn(held)
+		if !write {
+			return seen, false, nil
+		}
+		if _, err := s.ensureServerDir(rec.Server); err != nil {
+			return nil, false, err
+		}
+		rec.Holding = bounded(held)
 		data, err := encodeRecord(rec)
 		if err != nil {
-			return nil, fmt.Errorf("encoding token record: %w", err)
+			return nil, false, fmt.Errorf("encoding token record: %w", err)
 		}
 		tmp, err := writeTemp(dir, data)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		temps = append(temps, tmp)
-		if rec.Session != "" {
+		if len(names) == 2 {
 			second := tmp + ".current"
 			if err := os.Link(tmp, second); err != nil {
 				// A file system without hard links: write a second copy.
 				if second, err = writeTemp(dir, data); err != nil {
-					return nil, err
+					return nil, false, err
 				}
 			}
 			temps = append(temps, second)
 		}
-		return seen, nil
+		return seen, true, nil
 	}
-	seen, err := prepare()
-	if err != nil {
+	seen, write, err := prepare()
+	if err != nil || !write {
 		return err
 	}
 	return s.locked(dir, func() error {
@@ -330,7 +455,7 @@ func (s *Store) Put(rec Record) error {
 				os.Remove(t)
 			}
 			temps = temps[:0]
-			if _, err := prepare(); err != nil {
+			if _, write, err := prepare(); err != nil || !write {
 				return err
 			}
 		}
@@ -344,17 +469,32 @@ func (s *Store) Put(rec Record) error {
 	})
 }
 
-// history is the part of held before the latest token, cut so that the
-// record stays small.
-func history(held token.Held) []string {
+// bounded cuts the oldest values so that a record stays small (maxHistory
+// bytes of values in all); each handle keeps its latest value and the one
+// injected.
+func bounded(h token.Holding) token.Holding {
 	size := 0
-	for i, t := range held {
-		size += len(t)
-		if size > maxHistory {
-			return held[1:max(i, 1)]
-		}
+	names := make([]string, 0, len(h))
+	for n, l := range h {
+		names = append(names, n)
+		size += len(l.Default)
 	}
-	return held[1:]
+	sort.Strings(names)
+	for _, n := range names {
+		l := h[n]
+		for i, v := range l.Values {
+			if i > 0 && size+len(v) > maxHistory {
+				l.Values = l.Values[:i]
+				break
+			}
+			size += len(v)
+		}
+		if l.Default != "" && !slices.Contains(l.Values, l.Default) {
+			l.Values = append(l.Values, l.Default)
+		}
+		h[n] = l
+	}
+	return h
 }
 
 // Delete forgets the token of server and session. When the server's current
@@ -599,4 +739,16 @@ func removeFile(path string) error {
 		return fmt.Errorf("token file %s: %w", path, err)
 	}
 	return nil
+}
+
+// AdoptLegacy moves the token of a record written before handles to the
+// handle name, when h holds nothing under that name yet: the one handle
+// of flag mode takes over what the hook stored before an upgrade.
+func AdoptLegacy(h token.Holding, name string) {
+	if l, ok := h[legacyHandle]; ok {
+		if _, has := h[name]; !has {
+			h[name] = l
+		}
+		delete(h, legacyHandle)
+	}
 }

@@ -22,20 +22,28 @@ var ErrAmbiguous = errors.New("the result carries different token-shaped values"
 // Rules say what counts as a token in a result.
 type Rules struct {
 	Key     string         // the key the server returns the token under
-	MinLen  int            // shortest accepted value (0: DefaultMinLen)
+	MinLen  int            // shortest value taken from a prose line (0: DefaultMinLen)
 	Pattern *regexp.Regexp // when set, a token must match it whole
 }
 
-// LooksLikeToken reports whether v has a token's shape: one run of printable
-// ASCII without spaces, at least MinLen long, with both letters and digits,
-// and matching Pattern when one is set.
+// LooksLikeToken reports whether v has a token's shape as a prose line
+// must show it: one run of printable ASCII without spaces, at least MinLen
+// long, with both letters and digits; with Pattern set, matching Pattern
+// whole instead.
 func (r Rules) LooksLikeToken(v string) bool {
-	return r.check(v) == nil
+	return r.checkProse(v) == nil
 }
 
-func (r Rules) check(v string) error {
+// checkProse checks a value read from prose (a `key: value` line): the
+// shape rules guard against words that follow the key ("session_token: The
+// current token"), unless the user declared the value's pattern, which
+// replaces them wholly.
+func (r Rules) checkProse(v string) error {
 	if err := Validate(v); err != nil {
 		return err
+	}
+	if r.Pattern != nil {
+		return r.checkPattern(v)
 	}
 	min := r.MinLen
 	if min <= 0 {
@@ -53,6 +61,20 @@ func (r Rules) check(v string) error {
 	if !letter || !digit {
 		return errors.New("the value lacks letters or digits")
 	}
+	return nil
+}
+
+// checkDeclared checks a value the server put under the declared key (in
+// _meta or a JSON field): the key is the contract, so the value is taken
+// as it is, printable and bounded, and matching Pattern when one is set.
+func (r Rules) checkDeclared(v string) error {
+	if err := Validate(v); err != nil {
+		return err
+	}
+	return r.checkPattern(v)
+}
+
+func (r Rules) checkPattern(v string) error {
 	if r.Pattern != nil {
 		if loc := r.Pattern.FindStringIndex(v); loc == nil || loc[0] != 0 || loc[1] != len(v) {
 			return errors.New("the value does not match --token-pattern")
@@ -72,39 +94,61 @@ func CompilePattern(expr string) (*regexp.Regexp, error) {
 	return regexp.Compile(`^(?:` + expr + `)$`)
 }
 
-// Choose picks the token from a result. In order of trust: _meta.<key> (the
-// server's own channel; when it holds a token, nothing else is asked), then
-// structuredContent.<key>, a top-level <key> field of a text block that is a
-// JSON object, and a text line that is nothing but `<key>: <value>`. A
-// mention inside a sentence, a code call or a quotation is never a
-// candidate, and a value only counts when it looks like a token. Two or more
-// different candidates give ErrAmbiguous. No candidate: "", "", nil.
-func Choose(r Result, rules Rules) (string, Source, error) {
-	key := rules.Key
-	path := gjson.Escape(key)
-	if v := r.Meta.Get(path); v.Exists() {
-		if v.Type != gjson.String || v.Str == "" {
-			return "", FromMeta, fmt.Errorf("_meta.%s is not a string; nothing stored", key)
+// Choose picks the token from a result, under one key (see choose).
+func Choose(r Result, rules Rules) (string, Where, error) {
+	return choose(r, rules.Key, gjson.Escape(rules.Key), rules.Key, rules)
+}
+
+// scalar returns a JSON value that is a non-empty string or a number as
+// text (a number as its literal), and whether it is one.
+func scalar(v gjson.Result) (string, bool) {
+	switch {
+	case v.Type == gjson.String && v.Str != "":
+		return v.Str, true
+	case v.Type == gjson.Number:
+		return v.Raw, true
+	}
+	return "", false
+}
+
+// choose picks one value from a result. In order of trust: _meta.<meta>
+// (the server's own channel; when present, nothing else is asked), then
+// the value at the JSON path in structuredContent and in a text block that
+// is a JSON object, and a text line that is nothing but `<line>: <value>`.
+// Values under a declared key are the server's and are taken as they are
+// (a string or a number, printable, bounded, matching Pattern when set); a
+// value from a line must look like a token (Rules), else it is a mention,
+// not a candidate ("session_token: The current token"). A mention inside a
+// sentence, a code call or a quotation is never a candidate. Two or more
+// different candidates give ErrAmbiguous. No candidate: "", "", nil. An
+// empty meta, path or line is not looked at.
+func choose(r Result, meta, path, line string, rules Rules) (string, Where, error) {
+	if meta != "" {
+		if v := r.Meta.Get(gjson.Escape(meta)); v.Exists() {
+			val, ok := scalar(v)
+			if !ok {
+				return "", FromMeta, fmt.Errorf("_meta.%s is not a string or a number; nothing stored", meta)
+			}
+			if err := rules.checkDeclared(val); err != nil {
+				return "", FromMeta, fmt.Errorf("_meta.%s cannot be taken: %w; nothing stored", meta, err)
+			}
+			return val, FromMeta, nil
 		}
-		if err := rules.check(v.Str); err != nil {
-			return "", FromMeta, fmt.Errorf("_meta.%s does not look like a token: %w; nothing stored", key, err)
-		}
-		return v.Str, FromMeta, nil
 	}
 	var (
 		tok      string
-		src      Source
+		src      Where
 		distinct int
 		refused  error
 	)
-	// consider counts a candidate. A value that does not look like a token
-	// is a mention, not a candidate ("session_token: The current token");
-	// from a JSON field, where the server itself put it, it is worth a
-	// warning when nothing else is found.
-	consider := func(v string, from Source, field bool) {
-		if err := rules.check(v); err != nil {
-			if field && refused == nil {
-				refused = fmt.Errorf("the %s field in %s does not look like a token: %w; nothing stored", key, from, err)
+	consider := func(v string, from Where, declared bool) {
+		check := rules.checkProse
+		if declared {
+			check = rules.checkDeclared
+		}
+		if err := check(v); err != nil {
+			if declared && refused == nil {
+				refused = fmt.Errorf("the %s value in %s cannot be taken: %w; nothing stored", unescapePath(path), from, err)
 			}
 			return
 		}
@@ -115,26 +159,35 @@ func Choose(r Result, rules Rules) (string, Source, error) {
 			distinct++
 		}
 	}
-	if v := r.Structured.Get(path); v.Type == gjson.String && v.Str != "" {
-		consider(v.Str, FromStructured, true)
+	if path != "" {
+		if v, ok := scalar(r.Structured.Get(path)); ok {
+			consider(v, FromStructured, true)
+		}
 	}
 	for _, t := range r.Texts {
-		json, lines := textCandidates(t, key)
-		if json != "" {
-			consider(json, FromText, true)
+		field, lines := textCandidates(t, path, line)
+		if field != "" {
+			consider(field, FromText, true)
 		}
 		for _, c := range lines {
 			consider(c, FromText, false)
 		}
 	}
+	name := line
+	if name == "" {
+		name = unescapePath(path)
+	}
 	switch {
 	case distinct > 1:
-		return "", "", fmt.Errorf("%w (%d different %s values); nothing stored", ErrAmbiguous, distinct, key)
+		return "", "", fmt.Errorf("%w (%d different %s values); nothing stored", ErrAmbiguous, distinct, name)
 	case distinct == 1:
 		return tok, src, nil
 	}
 	return "", "", refused
 }
+
+// unescapePath is a gjson path as the user wrote it, for messages.
+func unescapePath(path string) string { return strings.ReplaceAll(path, `\`, "") }
 
 // untrustedOpen and untrustedClose are the wrapper Gemini CLI puts around MCP
 // text before the model (and the AfterTool hook) sees it.
@@ -143,24 +196,22 @@ const (
 	untrustedClose = "</untrusted_context>"
 )
 
-// textCandidates returns the values a text block offers for key: the key's
-// top-level string field when the whole block is a JSON object, else every
+// textCandidates returns the values a text block offers: the value at path
+// (a string or a number) when the whole block is a JSON object, else every
 // line that is nothing but `key: value` (or `key=value`), where only
 // whitespace and a list bullet may come before the key, the key may be
 // quoted or in markdown emphasis, the value may be quoted, and nothing may
-// follow it.
-func textCandidates(text, key string) (field string, lines []string) {
-	if key == "" {
-		return "", nil
-	}
-	body := strings.TrimSpace(text)
-	if strings.HasPrefix(body, untrustedOpen) && strings.HasSuffix(body, untrustedClose) {
-		body = strings.TrimSpace(body[len(untrustedOpen) : len(body)-len(untrustedClose)])
-	}
+// follow it. An empty path or key is not looked for.
+func textCandidates(text, path, key string) (field string, lines []string) {
+	body := unwrapText(text)
 	if strings.HasPrefix(body, "{") && gjson.Valid(body) {
-		if v := gjson.Get(body, gjson.Escape(key)); v.Type == gjson.String && v.Str != "" {
-			return v.Str, nil
+		if path == "" {
+			return "", nil
 		}
+		v, _ := scalar(gjson.Get(body, path))
+		return v, nil
+	}
+	if key == "" {
 		return "", nil
 	}
 	// Jump from one occurrence of the key to the next (a large result has
@@ -184,6 +235,15 @@ func textCandidates(text, key string) (field string, lines []string) {
 		from = max(lineEnd, i+1) // a key holding '\n' must still move on
 	}
 	return "", lines
+}
+
+// unwrapText is a text block without the wrapper Gemini CLI puts around it.
+func unwrapText(text string) string {
+	body := strings.TrimSpace(text)
+	if strings.HasPrefix(body, untrustedOpen) && strings.HasSuffix(body, untrustedClose) {
+		body = strings.TrimSpace(body[len(untrustedOpen) : len(body)-len(untrustedClose)])
+	}
+	return body
 }
 
 // keyLine reports whether line is nothing but `key: value` and returns the

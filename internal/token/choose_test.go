@@ -14,7 +14,7 @@ const (
 	tokB = "eyJzaWQiOiJhYmMiLCJzZXEiOjJ9.60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"
 )
 
-func chooseText(texts ...string) (string, Source, error) {
+func chooseText(texts ...string) (string, Where, error) {
 	return Choose(Result{Texts: texts}, Rules{Key: "session_token"})
 }
 
@@ -54,7 +54,12 @@ func TestChooseTextCandidates(t *testing.T) {
 		{"suffixed key", "session_token_hint: " + tokA, ""},
 		{"key without value", "session_token:", ""},
 		{"json nested only", `{"data":{"session_token":"` + tokA + `"}}`, ""},
-		{"json non-string", `{"session_token":12345678901234567890123}`, ""},
+		{"json number", `{"session_token":12345678901234567890123}`, "12345678901234567890123"},
+		{"json object value", `{"session_token":{"v":"` + tokA + `"}}`, ""},
+		// The key the server names is the contract: a JSON field's value is
+		// taken as it is, short and without digits too (a 6-character
+		// base32 session_index); only prose lines are shape-checked.
+		{"json short value", `{"session_token":"ABCDEF"}`, "ABCDEF"},
 		{"stand-in", "session_token: " + StandIn("session_token", tokA), ""},
 	}
 	for _, c := range cases {
@@ -114,10 +119,23 @@ func TestChooseMetaWins(t *testing.T) {
 	if got, src, err := Choose(r, Rules{Key: "session_token"}); err != nil || got != tokA || src != FromMeta {
 		t.Fatalf("Choose = %q %q %v, want _meta's", got, src, err)
 	}
-	// A malformed _meta value is refused, not replaced by a guess from text.
-	r.Meta = gjson.Parse(`{"session_token":"The"}`)
-	if got, _, err := Choose(r, Rules{Key: "session_token"}); err == nil || got != "" {
-		t.Fatalf("Choose with malformed _meta = %q, %v", got, err)
+	// _meta's value is the server's: taken as it is, short or not.
+	r.Meta = gjson.Parse(`{"session_token":"ABCDEF"}`)
+	if got, _, err := Choose(r, Rules{Key: "session_token"}); err != nil || got != "ABCDEF" {
+		t.Fatalf("Choose with a short _meta value = %q, %v", got, err)
+	}
+	// One that cannot be taken (not printable, not a scalar, against the
+	// declared pattern) is refused, not replaced by a guess from text.
+	re, _ := CompilePattern(`[A-Z2-7]{6}`)
+	for _, meta := range []string{`{"session_token":"a b"}`, `{"session_token":{"x":1}}`, `{"session_token":""}`} {
+		r.Meta = gjson.Parse(meta)
+		if got, _, err := Choose(r, Rules{Key: "session_token"}); err == nil || got != "" {
+			t.Fatalf("Choose with _meta %s = %q, %v", meta, got, err)
+		}
+	}
+	r.Meta = gjson.Parse(`{"session_token":"ABCDE1"}`)
+	if got, _, err := Choose(r, Rules{Key: "session_token", Pattern: re}); err == nil || got != "" {
+		t.Fatalf("Choose with _meta against --token-pattern = %q, %v", got, err)
 	}
 	// Keys with path characters are matched literally.
 	if got, _, err := Choose(Result{Meta: gjson.Parse(`{"a.b":"` + tokA + `","a":{"b":"` + tokB + `"}}`)}, Rules{Key: "a.b"}); err != nil || got != tokA {
@@ -153,6 +171,13 @@ func TestRulesLooksLikeToken(t *testing.T) {
 	r = Rules{Key: "session_token", Pattern: re}
 	if !r.LooksLikeToken(tokA) || r.LooksLikeToken("x"+tokA) || r.LooksLikeToken(tokA+"0") {
 		t.Error("--token-pattern must match the whole token")
+	}
+	// A declared pattern replaces the shape rules wholly: a base32 index
+	// without a digit is taken (the letter/digit rule used to run first).
+	b32, _ := CompilePattern(`[A-Z2-7]{6}`)
+	r = Rules{Key: "session_index", Pattern: b32}
+	if !r.LooksLikeToken("ABCDEF") || !r.LooksLikeToken("AB2CD7") || r.LooksLikeToken("ABCDE1") || r.LooksLikeToken("ABCDEFG") {
+		t.Error("--token-pattern [A-Z2-7]{6} must take exactly six base32 characters")
 	}
 	if _, err := CompilePattern("("); err == nil || !strings.Contains(err.Error(), "--token-pattern") {
 		t.Errorf("bad pattern error = %v", err)

@@ -90,10 +90,12 @@ func FuzzChoose(f *testing.F) {
 			t.Fatalf("Choose returned %q with an error %v", tok, err)
 		}
 		if m := r.Meta.Get(path); m.Exists() {
-			// _meta is the server's own channel: nothing else is asked.
+			// _meta is the server's own channel: nothing else is asked, and
+			// its value is taken as it is (a string or a number, printable,
+			// bounded, matching a declared pattern).
 			want := ""
-			if m.Type == gjson.String && rules.LooksLikeToken(m.Str) {
-				want = m.Str
+			if v, ok := scalar(m); ok && Validate(v) == nil && (rules.Pattern == nil || rules.Pattern.MatchString(v)) {
+				want = v
 			}
 			if tok != want || src != FromMeta || (want == "") != (err != nil) {
 				t.Fatalf("_meta.%s = %s: Choose = %q %q %v", key, m.Raw, tok, src, err)
@@ -108,15 +110,19 @@ func FuzzChoose(f *testing.F) {
 		if tok == "" {
 			return
 		}
-		if !rules.LooksLikeToken(tok) {
-			t.Fatalf("Choose(%q) = %q, which does not look like a token", text, tok)
-		}
+		// A value under the declared key (structuredContent, a JSON text
+		// field) is taken as it is; one from a prose line must look like a
+		// token.
+		field := func(v gjson.Result) bool { s, ok := scalar(v); return ok && s == tok }
 		var from bool
 		switch src {
 		case FromStructured:
-			from = r.Structured.Get(path).Str == tok
+			from = field(r.Structured.Get(path))
 		case FromText:
-			from = jsonTextField(text, path) == tok || isKeyLineValue(text, key, tok)
+			from = field(jsonTextFieldValue(text, path)) || isKeyLineValue(text, key, tok) && rules.LooksLikeToken(tok)
+		}
+		if Validate(tok) != nil || rules.Pattern != nil && !rules.Pattern.MatchString(tok) {
+			t.Fatalf("Choose(%q) = %q, which is not printable or misses the pattern", text, tok)
 		}
 		if !from {
 			t.Fatalf("Choose(%q, structured %q) = %q from %q: it does not stand there as a value of %q", text, structured, tok, src, key)
@@ -124,15 +130,15 @@ func FuzzChoose(f *testing.F) {
 	})
 }
 
-// jsonTextField is the key's string field of a text block that is a JSON
+// jsonTextFieldValue is the value at path of a text block that is a JSON
 // object (inside Gemini CLI's wrapper or not).
-func jsonTextField(text, path string) string {
+func jsonTextFieldValue(text, path string) gjson.Result {
 	for _, body := range []string{text, unwrapped(text)} {
 		if body = strings.TrimSpace(body); strings.HasPrefix(body, "{") && gjson.Valid(body) {
-			return gjson.Get(body, path).Str
+			return gjson.Get(body, path)
 		}
 	}
-	return ""
+	return gjson.Result{}
 }
 
 func unwrapped(text string) string {

@@ -56,26 +56,37 @@ type spelledToken struct {
 	forms    []string
 	shortest int
 	tok      string
+	label    string // the stand-in's label: the handle's name
+	whole    bool   // replaced only where it stands as a whole word (short values)
 }
 
-func spell(h Held) []spelledToken {
-	out := make([]spelledToken, 0, len(h))
-	for _, tok := range h {
-		if tok == "" {
-			continue
+func spell(sets []Named) []spelledToken {
+	var out []spelledToken
+	for _, n := range sets {
+		for _, tok := range n.Held {
+			if len(tok) < MinStandIn {
+				continue
+			}
+			st := spelledToken{forms: spellings(tok), tok: tok, shortest: len(tok), label: n.Name, whole: !IsLong(tok)}
+			for _, f := range st.forms {
+				st.shortest = min(st.shortest, len(f))
+			}
+			out = append(out, st)
 		}
-		st := spelledToken{forms: spellings(tok), tok: tok, shortest: len(tok)}
-		for _, f := range st.forms {
-			st.shortest = min(st.shortest, len(f))
-		}
-		out = append(out, st)
 	}
 	return out
 }
 
+// one is a single handle's values under the label key.
+func one(key string, h Held) []Named { return []Named{{Name: key, Held: h}} }
+
 // redactSpelled replaces every spelling of every token in s with the token's
-// stand-in (made only when one is found).
-func redactSpelled(s, key string, toks []spelledToken) (string, bool) {
+// stand-in (made only when one is found). A long value is replaced wherever
+// it stands: random text of LongValue characters or more cannot occur by
+// chance, and a value glued to other text is still the value. A short value
+// is replaced only where it stands as a whole word, never inside a longer
+// one ("sha 9f00AB2CDE77" keeps its "AB2CDE").
+func redactSpelled(s string, toks []spelledToken) (string, bool) {
 	changed := false
 	for _, st := range toks {
 		if len(s) < st.shortest {
@@ -83,22 +94,65 @@ func redactSpelled(s, key string, toks []spelledToken) (string, bool) {
 		}
 		stand := ""
 		for _, f := range st.forms {
-			if strings.Contains(s, f) {
-				if stand == "" {
-					stand = StandIn(key, st.tok)
-				}
-				s = strings.ReplaceAll(s, f, stand)
-				changed = true
+			if !strings.Contains(s, f) {
+				continue
 			}
+			if stand == "" {
+				stand = StandIn(st.label, st.tok)
+			}
+			var did bool
+			if st.whole {
+				s, did = replaceWhole(s, f, stand)
+			} else {
+				s, did = strings.ReplaceAll(s, f, stand), true
+			}
+			changed = changed || did
 		}
 	}
 	return s, changed
 }
 
+// replaceWhole replaces the occurrences of f in s that do not continue a
+// word: the byte before and the byte after are not letters, digits or '_'
+// where f's own first or last byte is one.
+func replaceWhole(s, f, repl string) (string, bool) {
+	var b strings.Builder
+	last, changed := 0, false
+	for from := 0; from <= len(s)-len(f); {
+		i := strings.Index(s[from:], f)
+		if i < 0 {
+			break
+		}
+		i += from
+		end := i + len(f)
+		if (i > 0 && isWordByte(s[i-1]) && isWordByte(f[0])) || (end < len(s) && isWordByte(s[end]) && isWordByte(f[len(f)-1])) {
+			from = i + 1
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(repl)
+		last, from, changed = end, end, true
+	}
+	if !changed {
+		return s, false
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
 // RedactString replaces every held token in s, in any of its spellings,
 // with its stand-in. It reports whether anything changed.
 func RedactString(s, key string, h Held) (string, bool) {
-	return redactSpelled(s, key, spell(h))
+	return redactSpelled(s, spell(one(key, h)))
+}
+
+// RedactNamedString is RedactString for several handles' values.
+func RedactNamedString(s string, sets []Named) (string, bool) {
+	return redactSpelled(s, spell(sets))
 }
 
 // RedactJSON replaces every held token in every string (keys too, at any
@@ -109,25 +163,30 @@ func RedactJSON(raw, key string, h Held) (string, bool) {
 	if len(h) == 0 {
 		return raw, false
 	}
-	toks := spell(h)
+	toks := spell(one(key, h))
 	return rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) {
-		return redactSpelled(s, key, toks)
+		return redactSpelled(s, toks)
 	})
 }
 
 // RedactText redacts a text block the model reads: as JSON when the block is
 // JSON (so escaped spellings are decoded), else as text.
 func RedactText(text, key string, h Held) (string, bool) {
-	return redactText(text, key, spell(h))
+	return redactText(text, spell(one(key, h)))
 }
 
-func redactText(text, key string, toks []spelledToken) (string, bool) {
+// RedactNamedText is RedactText for several handles' values.
+func RedactNamedText(text string, sets []Named) (string, bool) {
+	return redactText(text, spell(sets))
+}
+
+func redactText(text string, toks []spelledToken) (string, bool) {
 	if t := strings.TrimSpace(text); (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && gjson.Valid(t) {
 		return rawjson.MapStrings(text, func(s string, _ bool) (string, bool) {
-			return redactSpelled(s, key, toks)
+			return redactSpelled(s, toks)
 		})
 	}
-	return redactSpelled(text, key, toks)
+	return redactSpelled(text, toks)
 }
 
 // RedactResult redacts an MCP tool result object (or any part of one): text
@@ -135,12 +194,18 @@ func redactText(text, key string, toks []spelledToken) (string, bool) {
 // and _meta. A text block holding JSON is itself JSON-escaped inside the
 // result, so its strings are redacted once more as JSON text.
 func RedactResult(raw, key string, h Held) (string, bool) {
-	if len(h) == 0 {
+	return RedactNamed(raw, one(key, h))
+}
+
+// RedactNamed is RedactResult for several handles' values, each replaced by
+// a stand-in carrying its handle's name.
+func RedactNamed(raw string, sets []Named) (string, bool) {
+	toks := spell(sets)
+	if len(toks) == 0 {
 		return raw, false
 	}
-	toks := spell(h)
 	return rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) {
-		return redactText(s, key, toks)
+		return redactText(s, toks)
 	})
 }
 
@@ -150,15 +215,15 @@ func RedactResult(raw, key string, h Held) (string, bool) {
 // depth, keys included) replaced with a stand-in of its own unless it is
 // one already.
 func MaskedJSON(raw, key string, h Held) string {
-	toks := spell(h)
+	toks := spell(one(key, h))
 	out, _ := rawjson.MapStringsUnder(raw, key, func(s string, isKey, under bool) (string, bool) {
 		if under && s != "" && !isStandInFor(s, key) {
 			return StandIn(key, s), true
 		}
 		if isKey {
-			return redactSpelled(s, key, toks)
+			return redactSpelled(s, toks)
 		}
-		return redactText(s, key, toks)
+		return redactText(s, toks)
 	})
 	return out
 }

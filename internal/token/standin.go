@@ -97,9 +97,9 @@ func (h Held) Push(tok string) Held {
 	return out
 }
 
-// UnknownStandInError is a call that names a token by a stand-in that no
-// held token has. The call must not go out: the server would see a
-// placeholder, or a token of another session.
+// UnknownStandInError is a call that names a value by a stand-in that no
+// held value has. The call must not go out: the server would see a
+// placeholder, or a value of another session.
 type UnknownStandInError struct {
 	Handle string
 }
@@ -109,13 +109,23 @@ func (e *UnknownStandInError) Error() string {
 	if e.Handle == "" {
 		return "interceptor holds no session token for this session yet: call the tool that starts the session first"
 	}
-	return fmt.Sprintf("interceptor holds no token with handle %s for this session: pass a stand-in shown in this session's tool results, or leave the argument out to use the latest token", e.Handle)
+	return fmt.Sprintf("interceptor holds no value with handle %s for this session: pass a stand-in shown in this session's tool results, or leave the argument out to use the latest one", e.Handle)
 }
 
 // ResolveStandIns replaces every string value of args (any depth) that is a
 // stand-in with the token it names. A stand-in that names no held token is
 // an *UnknownStandInError and args stay as they were.
 func ResolveStandIns(args string, h Held) (string, bool, error) {
+	return ResolveNamed(args, []Named{{Held: h}})
+}
+
+// ResolveNamed replaces every string value of args (any depth) that is a
+// stand-in with the value it names, whichever handle holds it (a model may
+// hand a session token to another argument, e.g. parent_session_token). The
+// nameless Placeholder names the first set's latest value. A stand-in that
+// names no held value is an *UnknownStandInError and args stay as they
+// were.
+func ResolveNamed(args string, sets []Named) (string, bool, error) {
 	// Most calls carry no stand-in: one scan instead of a walk that
 	// unescapes every string (a tool input can be megabytes).
 	if !strings.Contains(args, standInMark) {
@@ -130,12 +140,16 @@ func ResolveStandIns(args string, h Held) (string, bool, error) {
 		if !ok {
 			return "", false
 		}
-		tok, ok := h.Lookup(handle)
-		if !ok {
-			unknown = &UnknownStandInError{Handle: handle}
-			return "", false
+		for i, n := range sets {
+			if handle == "" && i > 0 {
+				break
+			}
+			if v, ok := n.Held.Lookup(handle); ok {
+				return v, true
+			}
 		}
-		return tok, true
+		unknown = &UnknownStandInError{Handle: handle}
+		return "", false
 	})
 	if unknown != nil {
 		return args, false, unknown

@@ -52,13 +52,13 @@ func Mask(tok string) string {
 	return fmt.Sprintf("%s…%s (%d chars)", tok[:head], tok[len(tok)-tail:], len(tok))
 }
 
-// Source says where in a result a token was found.
-type Source string
+// Where says where in a result a value was found.
+type Where string
 
 const (
-	FromMeta       Source = "_meta"
-	FromStructured Source = "structuredContent"
-	FromText       Source = "text"
+	FromMeta       Where = "_meta"
+	FromStructured Where = "structuredContent"
+	FromText       Where = "text"
 )
 
 // Result is what a client lets us see of an MCP tool result. Any part may be
@@ -110,11 +110,28 @@ func Carries(args gjson.Result, keys []string) bool {
 	return carries
 }
 
-// Inject returns args with key set to tok. Every other byte of args is kept
-// as it was. args must be valid JSON, as it is when it comes from a parsed
-// payload (it is not validated again: it can be megabytes); only its kind is
-// checked.
+// Inject returns args with key set to tok, a JSON string. Every other byte
+// of args is kept as it was. args must be valid JSON, as it is when it comes
+// from a parsed payload (it is not validated again: it can be megabytes);
+// only its kind is checked.
 func Inject(args, key, tok string) ([]byte, error) {
+	return InjectRaw(args, key, rawjson.AppendString(nil, tok))
+}
+
+// InjectValue returns args with key set to v as kind says: a JSON string,
+// or the number v spells.
+func InjectValue(args, key, v string, kind Kind) ([]byte, error) {
+	if kind == KindNumber {
+		if !isNumber(v) {
+			return nil, fmt.Errorf("argument %q: the held value is not a number", key)
+		}
+		return InjectRaw(args, key, []byte(v))
+	}
+	return Inject(args, key, v)
+}
+
+// InjectRaw returns args with key set to the JSON value raw.
+func InjectRaw(args, key string, raw []byte) ([]byte, error) {
 	if err := ValidateKey(key); err != nil {
 		return nil, err
 	}
@@ -130,7 +147,7 @@ func Inject(args, key, tok string) ([]byte, error) {
 	})
 	if present {
 		// Replace the value in place, keeping the key's position.
-		out, err := sjson.Set(args, gjson.Escape(key), tok)
+		out, err := sjson.SetRaw(args, gjson.Escape(key), string(raw))
 		if err != nil {
 			return nil, fmt.Errorf("setting argument %q: %w", key, err)
 		}
@@ -139,14 +156,14 @@ func Inject(args, key, tok string) ([]byte, error) {
 	// Absent (the usual case): add the member before the closing brace,
 	// without another pass over the arguments.
 	closing := strings.LastIndexByte(args, '}')
-	out := make([]byte, 0, len(args)+len(key)+len(tok)+8)
+	out := make([]byte, 0, len(args)+len(key)+len(raw)+8)
 	out = append(out, args[:closing]...)
 	if members > 0 {
 		out = append(out, ',')
 	}
 	out = rawjson.AppendString(out, key)
 	out = append(out, ':')
-	out = rawjson.AppendString(out, tok)
+	out = append(out, raw...)
 	return append(out, args[closing:]...), nil
 }
 

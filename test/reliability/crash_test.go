@@ -124,7 +124,7 @@ func TestCrashConsistency(t *testing.T) {
 			}
 			tok := ""
 			for _, l := range strings.Split(res.stdout, "\n") {
-				if v, ok := strings.CutPrefix(l, "token:   "); ok {
+				if v, ok := strings.CutPrefix(l, "session_token: "); ok {
 					tok = v
 				}
 			}
@@ -217,7 +217,7 @@ func TestCrashConsistency(t *testing.T) {
 		t.Errorf("after the crashes List found %d records and errors %v; want the session and current", len(recs), errs)
 	}
 	r := run(t, nil, runOpts{}, "token", "show", "--state-dir", dir, "--all", "--reveal")
-	if r.code != 0 || strings.Count(r.stdout, "token:   crash-") != 2 {
+	if r.code != 0 || strings.Count(r.stdout, "session_token: crash-") != 2 {
 		t.Errorf("token show --all after the crashes\n%s", r)
 	}
 	t.Logf("%d writes (capture and token set) on a real disk, SIGKILLed at random within %v: %d killed, %d finished first, %d unkilled checks (max %v); after each: %d kept the old token, %d had the new one; (after %d of the %d iterations, current was still behind the session file), 0 torn; readers: %d store reads + %d `token show --reveal`, %d bad; %d .tmp-* files left, none listed as tokens",

@@ -92,7 +92,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	for _, c := range clients {
 		scan("debug log", string(logb), mkToken("leak-"+c.name), mkToken("leak-other-"+c.name))
 	}
-	if !strings.Contains(string(logb), "captured rt.") || !strings.Contains(string(logb), "injected rt.") {
+	if !strings.Contains(string(logb), "the first rt.") || !strings.Contains(string(logb), "injected session_token rt.") {
 		t.Errorf("the debug log does not trace captures and injections (masked)")
 	}
 	t.Logf("%d outputs scanned (stderr, stdout of capture --redact and token commands, %d-line debug log): the token appears only in inject replies and token show --reveal",

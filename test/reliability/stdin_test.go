@@ -388,7 +388,7 @@ func checkStdinRun(in input, cmd, cl string, r result, before, after map[string]
 		if n := lines(r.stderr); n != 1 && (in.class == notEvent || own) {
 			bad("want exactly one stderr line on a refused input")
 		}
-		if in.class == tokenRefused && own && !strings.Contains(r.stderr, "does not look like a token") {
+		if in.class == tokenRefused && own && !strings.Contains(r.stderr, "cannot be taken") && !strings.Contains(r.stderr, "does not look like a token") {
 			bad("want the token refused")
 		}
 		if len(changes) > 0 {
