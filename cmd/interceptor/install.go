@@ -9,6 +9,8 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
+	"github.com/interceptor-dev/interceptor/internal/lifecycle"
+	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
 )
 
@@ -48,10 +50,15 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	}
 	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run (default: this binary's absolute path)")
 	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact ("+redactClients()+"; the others cannot rewrite what the model reads)")
-	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks")
+	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks (alone, it names --meta-key too)")
 	fl.StringVar(&f.hook.MetaKey, "meta-key", "", "pass --meta-key to the hooks")
+	fl.IntVar(&f.hook.MinLen, "min-token-length", 0, "pass --min-token-length to the hooks")
+	fl.StringVar(&f.hook.TokenPattern, "token-pattern", "", "pass --token-pattern to the hooks")
+	fl.StringVar(&f.hook.Handles, "handles", "", "pass --handles FILE to the hooks (made absolute; docs/handles.md)")
 	fl.StringSliceVar(&f.hook.SkipTools, "skip-tool", nil, "pass --skip-tool to the hooks (repeatable)")
+	fl.StringSliceVar(&f.hook.StartTools, "start-tool", nil, "pass --start-tool to the hooks (repeatable)")
 	fl.StringSliceVar(&f.hook.KeepIf, "keep-if", nil, "pass --keep-if to the hooks (repeatable)")
+	fl.BoolVar(&f.hook.Sessionless, "sessionless", false, "pass --sessionless to the hooks (events without a session id share the server's latest values)")
 	fl.StringVar(&f.hook.StateDir, "state-dir", "", "pass --state-dir to the hooks (made absolute)")
 	fl.BoolVar(&f.deliver, "deliver", false, "install only the hooks that deliver the answers of --server's human tools (interceptor deliver; docs/human-tools.md)")
 	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
@@ -94,12 +101,51 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 	if !cmd.Flags().Changed("keep-if") {
 		o.Hook.KeepIf = nil
 	}
+	if !cmd.Flags().Changed("start-tool") {
+		o.Hook.StartTools = nil
+	}
+	if err := checkHookOptions(cmd, &o.Hook); err != nil {
+		return install.Options{}, install.Env{}, err
+	}
 	if o.Hook.StateDir != "" {
 		if o.Hook.StateDir, err = filepath.Abs(o.Hook.StateDir); err != nil {
 			return install.Options{}, install.Env{}, err
 		}
 	}
 	return o, env, nil
+}
+
+// checkHookOptions refuses, at install time, what every hook run would
+// refuse (one stderr line per tool call, and nothing carried): a pattern
+// that does not compile, a handles file that does not parse, --handles
+// beside the flags it replaces. The handles file's path is made absolute:
+// hooks run in the client's working dir.
+func checkHookOptions(cmd *cobra.Command, h *install.HookOptions) error {
+	if h.MinLen < 0 {
+		return errors.New("--min-token-length must be positive")
+	}
+	if _, err := token.CompilePattern(h.TokenPattern); err != nil {
+		return err
+	}
+	if h.Handles == "" {
+		return nil
+	}
+	for _, name := range []string{"arg", "meta-key", "token-pattern", "min-token-length", "skip-tool", "start-tool", "keep-if"} {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--handles replaces --%s: declare it in %s instead", name, h.Handles)
+		}
+	}
+	abs, err := filepath.Abs(h.Handles)
+	if err != nil {
+		return err
+	}
+	h.Handles = abs
+	specs, err := readHandles(abs)
+	if err != nil {
+		return err
+	}
+	o := lifecycle.Options{Servers: []string{"x"}, Handles: specs}
+	return o.ValidateHooks()
 }
 
 func clientArg(cmd *cobra.Command, args []string) error {
@@ -154,8 +200,9 @@ server's tools, spelled as the client names them (Codex: workflow-server's
 tools are mcp__workflow_server__*). Where the client's tool names cannot
 tell two configured servers apart (Codex: wf and wf__admin), install reads
 the client's MCP server list and the hooks get --not-server for the other.
-The hook options given here (--redact, --arg, --meta-key, --skip-tool,
---keep-if, --state-dir) go into the commands.
+The hook options given here (--redact, --arg, --meta-key, --min-token-length,
+--token-pattern, --handles, --skip-tool, --start-tool, --keep-if,
+--sessionless, --state-dir) go into the commands; doctor shows them.
 install reads no INTERCEPTOR_* variables: the hooks get only what is on
 this command line.
 

@@ -156,6 +156,7 @@ func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 				doctorShellGate(&cr, c, approveMatches(shim.ApproveArgs, c.ShellTool))
 			}
 			if shim, ok := install.ReadShim(string(data)); ok {
+				shimCarried(&cr, shim)
 				configured, _ := install.ConfiguredServers(env, c)
 				for _, s := range shim.Servers {
 					// The shim's own servers are not refused by its ARGS.
@@ -230,6 +231,11 @@ func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 			}
 			return
 		})
+		cmds := map[string][][]string{}
+		for _, m := range servers[s] {
+			cmds[m.found.Command.Sub] = append(cmds[m.found.Command.Sub], m.found.Command.Argv)
+		}
+		doctorCarried(&cr, s, cmds)
 		if c.RacesInput {
 			doctorRace(&cr, c, s, all)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,12 +15,17 @@ import (
 // HookOptions are the hook flags passed through into the commands install
 // writes. Zero values mean "the hook's default" and are left out.
 type HookOptions struct {
-	Redact    bool
-	Arg       string
-	MetaKey   string
-	StateDir  string   // made absolute by the caller
-	SkipTools []string // nil: default; empty: explicitly none
-	KeepIf    []string // nil: default; empty: explicitly none
+	Redact       bool
+	Arg          string
+	MetaKey      string
+	MinLen       int      // --min-token-length; 0: the hook's default
+	TokenPattern string   // --token-pattern
+	Handles      string   // --handles FILE, made absolute by the caller
+	Sessionless  bool     // --sessionless
+	StateDir     string   // made absolute by the caller
+	SkipTools    []string // nil: default; empty: explicitly none
+	KeepIf       []string // nil: default; empty: explicitly none
+	StartTools   []string // nil: default; empty: explicitly none
 	// NotServers are configured servers whose tool names collide with the
 	// server's under the client (hooks.Client.Collisions); install finds
 	// them in the client's MCP config.
@@ -39,8 +45,21 @@ func (o HookOptions) args() []string {
 	if o.MetaKey != "" {
 		out = append(out, "--meta-key", o.MetaKey)
 	}
+	if o.MinLen > 0 {
+		out = append(out, "--min-token-length", strconv.Itoa(o.MinLen))
+	}
+	if o.TokenPattern != "" {
+		out = append(out, "--token-pattern", o.TokenPattern)
+	}
+	if o.Handles != "" {
+		out = append(out, "--handles", o.Handles)
+	}
 	out = append(out, sliceFlag("--skip-tool", o.SkipTools)...)
+	out = append(out, sliceFlag("--start-tool", o.StartTools)...)
 	out = append(out, sliceFlag("--keep-if", o.KeepIf)...)
+	if o.Sessionless {
+		out = append(out, "--sessionless")
+	}
 	if o.StateDir != "" {
 		out = append(out, "--state-dir", o.StateDir)
 	}

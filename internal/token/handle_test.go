@@ -308,7 +308,7 @@ func TestParseHandlesErrors(t *testing.T) {
 	for _, c := range []struct{ doc, want string }{
 		{`[]`, "not a JSON object"},
 		{`{"handles":[]}`, "non-empty array"},
-		{`{"handles":[{"name":"pid","frm":[]}]}`, `handles[0]: unknown key "frm"`},
+		{`{"handles":[{"name":"pid","frm":[]}]}`, `handles[0] ("pid"): unknown key "frm"`},
 		{`{"handles":[{"name":"pid","from":[{"text":"no group"}]}]}`, "exactly one group"},
 		{`{"handles":[{"name":"pid","type":"int","from":{"meta":"pid"}}]}`, `type "int"`},
 		{`{"handles":[{"name":"i","lifetime":"stable","from":{"meta":"i"}}]}`, "needs starts"},

@@ -67,15 +67,15 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 	if !h.IsObject() {
 		return Spec{}, fmt.Errorf("%s: not an object", at)
 	}
-	if err := onlyKeys(h, at, "name", "arg", "type", "lifetime", "from", "starts", "to", "skip", "keep_if", "pattern", "min_length", "stand_ins", "description"); err != nil {
-		return Spec{}, err
-	}
 	var s Spec
 	var err error
 	if s.Name, err = str(h, at, "name", true); err != nil {
 		return s, err
 	}
 	at = fmt.Sprintf("%s (%q)", at, s.Name)
+	if err := onlyKeys(h, at, "name", "arg", "type", "lifetime", "from", "starts", "to", "skip", "keep_if", "pattern", "min_length", "stand_ins", "description"); err != nil {
+		return Spec{}, err
+	}
 	if s.Arg, err = str(h, at, "arg", false); err != nil {
 		return s, err
 	}
