@@ -39,28 +39,38 @@ func newProxyCmd(io *streams) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL",
-		Short: "Run as the client's MCP server, relay to the real one and own its session token",
+		Short: "Run as the client's MCP server, relay to the real one and carry the handles it mints",
 		Long: `Configure this as the MCP server in any client. It starts COMMAND as the real
 (stdio) server, or relays to the Streamable HTTP server at --url, and passes
 every message through untouched except three:
 
-  tools/list results   the --arg argument is removed from each tool's input
-                       schema, so the model is never asked for it
-  tools/call requests  every argument that is a stand-in gets the token it
-                       names; a call without a token gets the latest as --arg
-                       (not for a --skip-tool, nor when the call carries one
-                       of --keep-if)
-  tools/call results   the new token is taken from _meta, structuredContent or
-                       the text (under --meta-key), as hooks choose it
+  tools/list results   a rotating handle's argument (--arg) is removed from
+                       the input schemas of the tools that take it, so the
+                       model is never asked for it; a stable handle's is kept,
+                       optional, with a description saying interceptor fills
+                       it in
+  tools/call requests  every argument that is a stand-in gets the value it
+                       names; a handle argument a few edits from one held
+                       long value is repaired; a call that names none gets
+                       the value held for it (not a --skip-tool, nor a call
+                       carrying one of --keep-if); a call that needs a value
+                       no longer held (its --start-tool returned none) is
+                       answered with an error the model reads
+  tools/call results   new values are taken from _meta, structuredContent or
+                       the text (under --meta-key), as hooks take them
 
-and every token of the session, in any message from the server, is shown as
-its stand-in, e.g. [session_token 1a2b3c4d held by interceptor].
+and every long value held for the session, in any message from the server,
+is shown as its stand-in, e.g. [session_token 1a2b3c4d held by interceptor].
+Several handles per server are declared in a --handles file
+(docs/handles.md); without one, the flags describe one.
 
-The tokens live with the connection (one client session, one proxy; the last
-64). With --persist they are also kept in the state store under --server-name
-and --session, so a restarted client resumes. The server's exit code is the
-proxy's; its stderr passes through.`,
+The values live with the connection (one client session, one proxy; the
+last 64 of each handle). With --persist they are also kept in the state
+store under --server-name and --session, so a restarted client resumes. The
+server's exit code is the proxy's; its stderr passes through.`,
 		Example: `  interceptor proxy --server-name wf -- node /path/to/server.js
+  interceptor proxy --server-name workflow-server --arg session_index -- node dist/index.js --workspace=DIR
+  interceptor proxy --server-name desktop-commander --handles handles.json -- npx @wonderwhy-er/desktop-commander
   interceptor proxy --url https://host/mcp --header "Authorization: Bearer $TOKEN"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if url == "" && len(args) == 0 {

@@ -31,7 +31,7 @@ type Withheld struct {
 
 // Message is one line for the model or the user.
 func (w Withheld) Message() string {
-	return fmt.Sprintf("interceptor injects no %s: %s, and the one held before belongs to what came before; call it again (or pass %s yourself)", w.Handle, w.Why, w.Handle)
+	return fmt.Sprintf("interceptor has no %s to inject: %s. The one held before belongs to an earlier session and is not used; start again, or pass %s yourself.", w.Handle, w.Why, w.Handle)
 }
 
 // Schema tells what a tool's input schema says about an argument: whether
