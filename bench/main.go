@@ -309,7 +309,7 @@ func heldToken(b *bins, dir, session string) (string, error) {
 		return "", fmt.Errorf("interceptor token show: %v: %s", err, errb.String())
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, "token:"); ok {
+		if v, ok := strings.CutPrefix(line, "session_token:"); ok {
 			return strings.TrimSpace(v), nil
 		}
 	}

@@ -72,9 +72,11 @@ function main() {
     if (e.code === 'ENOENT') return;
     throw e;
   }
-  if (!rec || typeof rec.token !== 'string' || rec.token === '') return;
+  // The record holds each handle's values and the one injected.
+  const held = rec && rec.handles && rec.handles[ARG];
+  if (!held || typeof held.default !== 'string' || held.default === '') return;
 
-  args[ARG] = rec.token;
+  args[ARG] = held.default;
   process.stdout.write(JSON.stringify({
     hookSpecificOutput: { hookEventName: ev.hook_event_name, updatedInput: args },
   }) + '\n');
