@@ -17,6 +17,7 @@ type tokenFlags struct {
 	stateDirFlag
 	server  string
 	session string
+	handle  string // token set: the handle the value is stored under
 }
 
 func (f *tokenFlags) register(cmd *cobra.Command) {
@@ -174,7 +175,12 @@ flag is reported without its text, in case it was a token.`,
 			if err != nil {
 				return err
 			}
-			if err := st.Put(state.Record{Token: tok, Server: f.server, Session: f.session, Client: "manual"}); err != nil {
+			put := func(h token.Holding) (token.Holding, bool) {
+				l := h[f.handle]
+				h[f.handle] = token.Live{Values: l.Values.Push(tok), Default: tok}
+				return h, true
+			}
+			if err := st.Update(f.server, f.session, "manual", true, put); err != nil {
 				return err
 			}
 			fmt.Fprintf(io.Err, "stored %s for server %q\n", token.Mask(tok), f.server)
@@ -182,6 +188,7 @@ flag is reported without its text, in case it was a token.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVar(&f.handle, "handle", state.DefaultHandle, "the handle the value is stored under (the hooks' --meta-key, or a name in their --handles file)")
 	// A token that starts with "-" reads as an unknown flag, and the flag
 	// parser's error would print it: say what happened without the text.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
