@@ -1,8 +1,6 @@
 package privfs
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -13,19 +11,33 @@ import (
 // Locked runs fn holding an exclusive flock on the private lock file path
 // (created 0600 if missing, checked by CheckLockFile), waiting at most
 // timeout for another holder; what names the lock in the error.
+//
+// It waits in a blocking flock, which the kernel hands to waiters in turn,
+// rather than polling, which can starve one waiter among many (64 hooks on
+// two cores: a poller that wakes while the lock is briefly free between two
+// others' holds keeps losing). A wait that times out is abandoned in its
+// goroutine, which lets the lock go if it gets it later.
 func Locked(path, what string, timeout time.Duration, fn func() error) error {
 	if err := CheckLockFile(path); err != nil {
 		return err
 	}
 	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("%s lock %s held by another process for over %s", what, path, timeout)
+	acquired := make(chan error, 1)
+	go func() { acquired <- lk.Lock() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-acquired:
+		if err != nil {
+			return fmt.Errorf("%s lock %s: %w", what, path, err)
 		}
-		return err
+	case <-timer.C:
+		go func() {
+			if <-acquired == nil {
+				lk.Unlock()
+			}
+		}()
+		return fmt.Errorf("%s lock %s: still held by another process after %s", what, path, timeout)
 	}
 	defer lk.Unlock()
 	return fn()

@@ -25,9 +25,13 @@ type GCResult struct {
 // GC removes the session tokens stored before now-olderThan, in every
 // server's dir, and leftover temp files older than TempGrace. A server's
 // current token stays: there is one per server, and events without a
-// session need it. Each server dir is changed under its lock, so a token
-// stored while GC runs is never removed. Unsafe dirs are refused, as
-// everywhere else.
+// session need it.
+//
+// The dir is read without a lock; each old file is then removed under its
+// session's lock, in batches (inBatches), after its age is checked again: a
+// token a capture stored meanwhile is a new file, and stays. A capture
+// never waits for more than one batch, and never loses its token to gc.
+// Unsafe dirs are refused, as everywhere else.
 func (s *Store) GC(olderThan time.Duration, now time.Time, dryRun bool) (GCResult, error) {
 	var res GCResult
 	if olderThan < 0 {
@@ -53,45 +57,55 @@ func (s *Store) GC(olderThan time.Duration, now time.Time, dryRun bool) (GCResul
 			}
 			continue
 		}
-		sweep := func() error {
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				return fmt.Errorf("state dir %s: %w", dir, err)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("state dir %s: %w", dir, err))
+			continue
+		}
+		var stale []string
+		for _, e := range entries {
+			name := e.Name()
+			isTemp := strings.HasPrefix(name, tempPrefix)
+			isSession := name != currentFile && isTokenFile(name)
+			if !isTemp && !isSession {
+				continue
 			}
-			for _, e := range entries {
-				name := e.Name()
-				isTemp := strings.HasPrefix(name, tempPrefix)
-				isSession := name != currentFile && isTokenFile(name)
-				if !isTemp && !isSession {
-					continue
+			path := filepath.Join(dir, name)
+			fi, err := os.Lstat(path)
+			switch {
+			case err != nil:
+				// gone meanwhile
+			case isTemp && now.Sub(fi.ModTime()) > TempGrace:
+				// A temp file is its writer's alone, and a writer holds it
+				// for well under TempGrace: no lock to take.
+				res.Temps = append(res.Temps, path)
+				if !dryRun {
+					if err := removeFile(path); err != nil {
+						errs = append(errs, err)
+					}
 				}
-				path := filepath.Join(dir, name)
-				fi, err := os.Lstat(path)
-				if err != nil {
-					continue // gone meanwhile
-				}
-				switch {
-				case isTemp && now.Sub(fi.ModTime()) > TempGrace:
-					res.Temps = append(res.Temps, path)
-				case isSession && fi.ModTime().Before(cutoff):
-					res.Sessions = append(res.Sessions, path)
-				default:
-					continue
-				}
-				if dryRun {
-					continue
-				}
-				if err := removeFile(path); err != nil {
-					errs = append(errs, err)
-				}
+			case isSession && fi.ModTime().Before(cutoff):
+				stale = append(stale, name)
 			}
-			return nil
 		}
 		if dryRun {
-			err = sweep()
-		} else {
-			err = s.locked(dir, sweep)
+			for _, n := range stale {
+				res.Sessions = append(res.Sessions, filepath.Join(dir, n))
+			}
+			continue
 		}
+		err = s.inBatches(dir, stale, func(name string) error {
+			path := filepath.Join(dir, name)
+			fi, err := os.Lstat(path)
+			if err != nil || !fi.ModTime().Before(cutoff) {
+				return nil // gone, or stored again since the dir was read
+			}
+			if err := removeFile(path); err != nil {
+				return err
+			}
+			res.Sessions = append(res.Sessions, path)
+			return nil
+		})
 		if err != nil {
 			errs = append(errs, err)
 		}

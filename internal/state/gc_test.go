@@ -1,12 +1,15 @@
 package state
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
 func TestGCAndInspect(t *testing.T) {
@@ -91,5 +94,66 @@ func TestInspectReportsUnsafe(t *testing.T) {
 	}
 	if in := Inspect(filepath.Join(dir, "missing"), time.Now()); in.Exists || !in.Safe() {
 		t.Fatalf("missing dir: %+v", in)
+	}
+}
+
+// TestGCNeverCostsACapture: captures that run while gc sweeps thousands of
+// stale sessions are all stored and all kept, also for a stale session
+// written again meanwhile (issue 25: gc held the server's lock for its whole
+// sweep, and a capture gave up after its lock wait, losing its token).
+func TestGCNeverCostsACapture(t *testing.T) {
+	st := newStore(t)
+	st.LockTimeout = 500 * time.Millisecond // far under a whole sweep of the old kind
+	const stale = 6000
+	sdir := st.serverDir("wf")
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	for i := range stale {
+		id := fmt.Sprintf("stale-%d", i)
+		if err := st.Update("wf", id, "x", false, func(h token.Holding) (token.Holding, bool) {
+			h["session_token"] = token.Live{Values: token.Held{tok(id)}, Default: tok(id)}
+			return h, true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(sdir, SessionFile(id))
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.GC(7*24*time.Hour, time.Now(), false)
+		done <- err
+	}()
+	var stored []string
+	for i := 0; ; i++ {
+		id := fmt.Sprintf("fresh-%d", i)
+		if i%2 == 1 {
+			id = fmt.Sprintf("stale-%d", stale-1-i) // a stale session written again
+		}
+		if err := st.Put(Record{Token: tok(id), Server: "wf", Session: id}); err != nil {
+			t.Fatalf("capture %d during gc: %v", i, err)
+		}
+		stored = append(stored, id)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range stored {
+				if got, err := st.Get("wf", id); err != nil || got.Token != tok(id) {
+					t.Fatalf("session %s stored during gc: %v", id, err)
+				}
+			}
+			if n, _ := os.ReadDir(sdir); len(n) > 2*len(stored)+300 {
+				t.Fatalf("gc left %d entries", len(n))
+			}
+			t.Logf("%d captures during a gc of %d stale sessions: all stored and kept", len(stored), stale)
+			if len(stored) < 2 {
+				t.Fatalf("gc finished before the captures ran: the test proves nothing")
+			}
+			return
+		default:
+		}
 	}
 }

@@ -4,6 +4,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
 func umask(m int) int { return syscall.Umask(m) }
@@ -28,7 +30,7 @@ func TestModesOnDisk(t *testing.T) {
 				t.Errorf("umask %03o: dir %s has mode %04o; want 0700", mask, d, m)
 			}
 		}
-		for _, f := range []string{currentFile, SessionFile("A"), lockFile} {
+		for _, f := range []string{currentFile, SessionFile("A"), lockOf(SessionFile("A")), currentLock} {
 			if m := mode(t, filepath.Join(s.serverDir("wf"), f)); m != 0o600 {
 				t.Errorf("umask %03o: file %s has mode %04o; want 0600", mask, f, m)
 			}
@@ -256,10 +258,14 @@ func TestSymlinkedLockFile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			lock := filepath.Join(s.serverDir("wf"), lockFile)
-			os.Remove(lock)
-			if err := os.Symlink(outside, lock); err != nil {
-				t.Fatal(err)
+			// A's shard lock, and current's, which a write of A also takes.
+			lock := filepath.Join(s.serverDir("wf"), lockOf(SessionFile("A")))
+			cur := filepath.Join(s.serverDir("wf"), currentLock)
+			for _, l := range []string{lock, cur} {
+				os.Remove(l)
+				if err := os.Symlink(outside, l); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, op := range []struct {
 				name string
@@ -454,28 +460,32 @@ func TestLockTimeout(t *testing.T) {
 	// Long enough that "gave up waiting" and "never waited" cannot be
 	// confused on a loaded CI machine.
 	s.LockTimeout = time.Second
-	path := filepath.Join(s.serverDir("wf"), lockFile)
-	holder := flock.New(path)
-	if err := holder.Lock(); err != nil {
-		t.Fatal(err)
+	dir := s.serverDir("wf")
+	shardA, shardB := filepath.Join(dir, lockOf(SessionFile("A"))), filepath.Join(dir, lockOf(SessionFile("B")))
+	cur := filepath.Join(dir, currentLock)
+	for _, l := range []string{shardA, shardB, cur} {
+		holder := flock.New(l)
+		if err := holder.Lock(); err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Unlock()
 	}
-	defer holder.Unlock()
 
 	for _, op := range []struct {
-		name string
-		fn   func() error
+		name, lock string
+		fn         func() error
 	}{
-		{"Put", func() error { return s.Put(Record{Token: tok("B"), Server: "wf", Session: "B"}) }},
-		{"Delete", func() error { return s.Delete("wf", "A") }},
-		{"DeleteServer", func() error { return s.DeleteServer("wf") }},
-		{"DeleteSession", func() error { return s.DeleteSession("A") }},
+		{"Put", shardB, func() error { return s.Put(Record{Token: tok("B"), Server: "wf", Session: "B"}) }},
+		{"Delete", shardA, func() error { return s.Delete("wf", "A") }},
+		{"DeleteServer", shardA, func() error { return s.DeleteServer("wf") }},
+		{"DeleteSession", shardA, func() error { return s.DeleteSession("A") }},
 	} {
 		start := time.Now()
 		err := op.fn()
 		took := time.Since(start)
-		wantRefused(t, op.name, err, path, "still held by another process after 1s")
-		if took < s.LockTimeout || took > s.LockTimeout+2*time.Second {
-			t.Errorf("%s gave up after %v; want about %v", op.name, took, s.LockTimeout)
+		wantRefused(t, op.name, err, op.lock, "still held by another process after 1s")
+		if took < s.LockTimeout || took > 3*s.LockTimeout+2*time.Second {
+			t.Errorf("%s gave up after %v; want about %v per lock", op.name, took, s.LockTimeout)
 		}
 	}
 	start := time.Now()
@@ -486,19 +496,13 @@ func TestLockTimeout(t *testing.T) {
 		t.Errorf("Get waited %v under a held lock; readers take no lock", took)
 	}
 	wantNotFound(t, s, "wf", "B")
-
-	holder.Unlock()
-	mustPut(t, s, Record{Token: tok("B"), Server: "wf", Session: "B"})
-	if got := mustGet(t, s, "wf", ""); got.Token != tok("B") {
-		t.Errorf("after unlock: %.20q", got.Token)
-	}
 }
 
 // TestLockWaitsForHolder: a writer that finds the lock held waits for it
 // rather than failing, when the holder lets go within LockTimeout.
 func TestLockWaitsForHolder(t *testing.T) {
 	s := seeded(t)
-	holder := flock.New(filepath.Join(s.serverDir("wf"), lockFile))
+	holder := flock.New(filepath.Join(s.serverDir("wf"), lockOf(SessionFile("B"))))
 	if err := holder.Lock(); err != nil {
 		t.Fatal(err)
 	}
@@ -510,9 +514,39 @@ func TestLockWaitsForHolder(t *testing.T) {
 	}
 }
 
+// TestSessionsDoNotQueue: a writer of one session does not wait for a
+// writer of another (issue 25: distinct sessions used to queue behind one
+// lock per server).
+func TestSessionsDoNotQueue(t *testing.T) {
+	s := seeded(t)
+	s.LockTimeout = 2 * time.Second
+	// Two sessions in different shards.
+	other := ""
+	for i := 0; other == ""; i++ {
+		if id := fmt.Sprintf("B%d", i); lockOf(SessionFile(id)) != lockOf(SessionFile("A")) {
+			other = id
+		}
+	}
+	holder := flock.New(filepath.Join(s.serverDir("wf"), lockOf(SessionFile("A"))))
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	start := time.Now()
+	if err := s.Update("wf", other, "x", false, func(h token.Holding) (token.Holding, bool) {
+		h["session_token"] = token.Live{Values: token.Held{tok("O")}, Default: tok("O")}
+		return h, true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a write of session %s waited %v behind session A's lock", other, took)
+	}
+}
+
 func TestLockFileNotRegular(t *testing.T) {
 	s := seeded(t)
-	p := filepath.Join(s.serverDir("wf"), lockFile)
+	p := filepath.Join(s.serverDir("wf"), currentLock)
 	os.Remove(p)
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
 		t.Fatal(err)

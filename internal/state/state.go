@@ -3,14 +3,18 @@
 //
 // Layout under the state dir (0700, owned by the user, never a symlink):
 //
-//	tokens/<server>/s-<sha256(session)>.json   one session's token
-//	tokens/<server>/current.json               the server's latest token
-//	tokens/<server>/.lock                      serializes writers
+//	tokens/<server>/s-<sha256(session)>.json   one session's values
+//	tokens/<server>/current.json               the server's latest (--sessionless)
+//	tokens/<server>/.lock-<xx>                 serializes the writers of the
+//	                                           sessions whose hash starts xx
+//	tokens/<server>/.lock-current              serializes writers of current.json
 //
-// Writers take the lock, write a temp file and rename it over the old one, so
-// a reader (which takes no lock) sees the old or the new token, never a torn
-// or empty one. Session ids are untrusted: they only ever reach the file
-// system hashed.
+// Writers write a temp file, take the lock of what they replace and rename
+// it over the old one, so a reader (which takes no lock) sees the old or the
+// new record, never a torn or empty one. The locks are sharded by session:
+// writers of different sessions rarely queue for each other, and gc never
+// holds a lock a hook waits on for more than one small batch. Session ids
+// are untrusted: they only ever reach the file system hashed.
 package state
 
 import (
@@ -27,7 +31,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -41,7 +44,8 @@ const DirEnv = "INTERCEPTOR_STATE_DIR"
 const (
 	tokensDir   = "tokens"
 	currentFile = "current.json"
-	lockFile    = ".lock"
+	lockPrefix  = ".lock-"
+	currentLock = ".lock-current"
 	tempPrefix  = ".tmp-"
 	maxRecord   = 1 << 20 // a token is at most 16 KiB, its history at most maxHistory
 	maxHistory  = 256 << 10
@@ -449,7 +453,11 @@ func (s *Store) update(rec Record, alsoCurrent bool, fn func(token.Holding) (tok
 	if err != nil || !write {
 		return err
 	}
-	return s.locked(dir, func() error {
+	locks := []string{lockOf(SessionFile(rec.Session))}
+	if len(names) == 2 {
+		locks = append(locks, currentLock)
+	}
+	return s.locked(dir, locks, func() error {
 		if now, _ := os.Lstat(own); (now == nil) != (seen == nil) || now != nil && !os.SameFile(now, seen) {
 			for _, t := range temps {
 				os.Remove(t)
@@ -525,12 +533,21 @@ func (s *Store) deleteIn(dir, session string) error {
 		}
 		return err
 	}
-	return s.locked(dir, func() error {
-		if session != "" {
-			if err := removeFile(filepath.Join(dir, SessionFile(session))); err != nil {
-				return err
-			}
+	// What is not there needs no lock (and gets no lock file): a clear of a
+	// session that never stored anything changes nothing on disk.
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	if name := SessionFile(session); session != "" && exists(name) {
+		if err := s.locked(dir, []string{lockOf(name)}, func() error { return removeFile(filepath.Join(dir, name)) }); err != nil {
+			return err
 		}
+	}
+	if !exists(currentFile) {
+		return nil
+	}
+	return s.locked(dir, []string{currentLock}, func() error {
 		cur, err := readRecord(filepath.Join(dir, currentFile))
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -632,20 +649,67 @@ func (s *Store) DeleteServer(server string) error {
 		}
 		return err
 	}
-	return s.locked(dir, func() error {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return fmt.Errorf("state dir %s: %w", dir, err)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if isTokenFile(e.Name()) {
+			names = append(names, e.Name())
 		}
-		for _, e := range entries {
-			if isTokenFile(e.Name()) {
-				if err := removeFile(filepath.Join(dir, e.Name())); err != nil {
-					return err
+	}
+	return s.inBatches(dir, names, func(name string) error { return removeFile(filepath.Join(dir, name)) })
+}
+
+// LockName is the lock file the writers of session's record take, in the
+// server's dir ("" names current's).
+func LockName(session string) string { return lockOf(SessionFile(session)) }
+
+// lockOf is the lock a token file's writers take: its session's shard,
+// from the first byte of the session's hash in the name, or current's.
+func lockOf(name string) string {
+	if name == currentFile || len(name) < 4 {
+		return currentLock
+	}
+	return lockPrefix + name[2:4]
+}
+
+// gcBatch bounds how many files one lock hold removes: a capture that finds
+// gc in its shard waits for one batch, milliseconds, never for a sweep.
+const gcBatch = 256
+
+// inBatches runs fn on each token file of dir named in names, under the
+// file's lock, at most gcBatch files per hold. It stops at the first error.
+func (s *Store) inBatches(dir string, names []string, fn func(name string) error) error {
+	byLock := map[string][]string{}
+	for _, n := range names {
+		byLock[lockOf(n)] = append(byLock[lockOf(n)], n)
+	}
+	locks := make([]string, 0, len(byLock))
+	for l := range byLock {
+		locks = append(locks, l)
+	}
+	sort.Strings(locks)
+	for _, l := range locks {
+		files := byLock[l]
+		for len(files) > 0 {
+			batch := files[:min(gcBatch, len(files))]
+			files = files[len(batch):]
+			err := s.locked(dir, []string{l}, func() error {
+				for _, n := range batch {
+					if err := fn(n); err != nil {
+						return err
+					}
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (s *Store) ensureServerDir(server string) (string, error) {
@@ -676,35 +740,16 @@ func ensureDir(dir string, parents bool) error {
 	return privfs.CheckDir(dir)
 }
 
-// locked runs fn holding the exclusive lock of dir. It waits in a blocking
-// flock, which the kernel hands to waiters in turn, rather than polling,
-// which can starve one writer among many; and gives up after LockTimeout.
-func (s *Store) locked(dir string, fn func() error) error {
-	path := filepath.Join(dir, lockFile)
-	if err := privfs.CheckLockFile(path); err != nil {
-		return err
+// locked runs fn holding the named locks of dir, taken in the order given
+// (a session's shard before current's, everywhere), each waited for at most
+// LockTimeout (privfs.Locked: a blocking flock).
+func (s *Store) locked(dir string, locks []string, fn func() error) error {
+	if len(locks) == 0 {
+		return fn()
 	}
-	lock := flock.New(path, flock.SetPermissions(0o600))
-	acquired := make(chan error, 1)
-	go func() { acquired <- lock.Lock() }()
-	timer := time.NewTimer(s.LockTimeout)
-	defer timer.Stop()
-	select {
-	case err := <-acquired:
-		if err != nil {
-			return fmt.Errorf("lock %s: %w", path, err)
-		}
-	case <-timer.C:
-		// Release the lock if the abandoned wait gets it later.
-		go func() {
-			if <-acquired == nil {
-				lock.Unlock()
-			}
-		}()
-		return fmt.Errorf("lock %s: still held by another process after %s", path, s.LockTimeout)
-	}
-	defer lock.Unlock()
-	return fn()
+	return privfs.Locked(filepath.Join(dir, locks[0]), "token", s.LockTimeout, func() error {
+		return s.locked(dir, locks[1:], fn)
+	})
 }
 
 // writeTemp writes data to a new private temp file in dir, to be renamed

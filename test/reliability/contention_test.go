@@ -315,7 +315,7 @@ func TestStaleLockAfterKill(t *testing.T) {
 	args := hookArgs("capture", dir)
 	first := mkToken("stale-first")
 	hookOK(t, run(t, c.post(t, "S", first), runOpts{}, args...), 0)
-	lock := filepath.Join(dir, "tokens", server, ".lock")
+	lock := filepath.Join(dir, "tokens", server, state.LockName("S"))
 
 	self, err := os.Executable()
 	if err != nil {

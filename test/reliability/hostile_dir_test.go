@@ -138,10 +138,13 @@ func hostileCases() []dirCase {
 			setup: func(t *testing.T, parent, dir string) []string {
 				victim := filepath.Join(parent, "victim")
 				os.WriteFile(victim, []byte("keep"), 0o644)
-				lock := filepath.Join(serverDir(dir), ".lock")
-				os.Remove(lock)
-				if err := os.Symlink(victim, lock); err != nil {
-					t.Fatal(err)
+				// The session's lock and current's: every writer takes one.
+				for _, name := range []string{state.LockName(hostileSession), state.LockName("")} {
+					lock := filepath.Join(serverDir(dir), name)
+					os.Remove(lock)
+					if err := os.Symlink(victim, lock); err != nil {
+						t.Fatal(err)
+					}
 				}
 				return []string{victim}
 			}},
@@ -332,7 +335,8 @@ func TestReadOnlyStateDir(t *testing.T) {
 	dir := filepath.Join(parent, "state")
 	seed(t, dir)
 	paths := []string{dir, filepath.Join(dir, "tokens"), serverDir(dir), sessionFile(dir),
-		filepath.Join(serverDir(dir), "current.json"), filepath.Join(serverDir(dir), ".lock")}
+		filepath.Join(serverDir(dir), "current.json"), filepath.Join(serverDir(dir), state.LockName(hostileSession)),
+		filepath.Join(serverDir(dir), state.LockName(""))}
 	var opts runOpts
 	if os.Geteuid() == 0 {
 		const uid = 4243

@@ -125,7 +125,7 @@ var craftedIDs = []string{
 	"", // last: no session, so it writes only current, and is the last writer
 }
 
-var stateFileRE = regexp.MustCompile(`^tokens(/[^/]+(/(\.lock|current\.json|s-[0-9a-f]{40}\.json))?)?$`)
+var stateFileRE = regexp.MustCompile(`^tokens(/[^/]+(/(\.lock-([0-9a-f]{2}|current)|current\.json|s-[0-9a-f]{40}\.json))?)?$`)
 
 // TestCraftedSessionIDsStayInside stores a token under each crafted session
 // id through the binary, reads each back, and walks the state dir and its
