@@ -408,7 +408,7 @@ func doctorApproveTimeout(cr *ClientReport, c *hooks.Client, f install.Hook, pat
 	if c.TimeoutUnit == time.Millisecond {
 		unit = "ms"
 	}
-	d, ok := f.Command.ApproveTimeout(os.Getenv)
+	d, ok := f.Command.ApproveTimeout()
 	if !ok {
 		cr.add(Warn, "%s: cannot read the --timeout of the approve hook %q; check that %s lets it run longer than its --timeout plus %s", path, f.Raw, c.Display, approvals.HookMargin)
 		return
