@@ -1,34 +1,60 @@
+//go:build unix
+
 package doctor
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
-
-	"github.com/interceptor-dev/interceptor/internal/install"
 )
 
-// TestDoctorReadsTheLastDuplicate: a second, empty "BeforeTool" shadows
-// the one install wrote (JSON.parse keeps the last), so Gemini CLI runs no
-// inject or approve hook: doctor fails it instead of reporting it installed
-// (issue 22, item 3).
-func TestDoctorReadsTheLastDuplicate(t *testing.T) {
-	env := testEnv(t)
-	o := opts("gemini", install.Project)
-	o.Approve.On = true
-	res := mustInstall(t, env, o)
-	doc, err := os.ReadFile(res.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shadowed := strings.Replace(string(doc), `"AfterTool"`, `"BeforeTool": [], "AfterTool"`, 1)
-	mustWrite(t, res.Path, shadowed, 0o644)
-	rep := Run(env, "", time.Now())
-	if !hasFinding(rep, "gemini", Fail, `server "wf": no inject hook`) || hasFinding(rep, "gemini", OK, "inject, capture installed") {
-		t.Fatalf("findings %+v", findingsOf(rep, "gemini"))
-	}
-	if rep.OK {
-		t.Fatal("report OK")
+// TestDoctorBoundsItsReads: a settings file nested 4 million levels deep
+// killed doctor with a stack overflow, a FIFO hung it, a link to /dev/zero
+// grew it without bound (issue 22, items 4 and 5). Each is now one failing
+// finding naming the file.
+func TestDoctorBoundsItsReads(t *testing.T) {
+	for kind, want := range map[string]string{
+		"deep": "is not valid JSON (nested deeper than 512 levels)",
+		"fifo": "is not a regular file (a FIFO); refusing to read it",
+		"zero": "is not a regular file (a device); refusing to read it",
+	} {
+		t.Run(kind, func(t *testing.T) {
+			env := testEnv(t)
+			path := filepath.Join(env.Home, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			switch kind {
+			case "deep":
+				n := 4_000_000
+				mustWrite(t, path, `{"hooks": {}, "x": `+strings.Repeat("[", n)+strings.Repeat("]", n)+`}`, 0o644)
+			case "fifo":
+				if err := syscall.Mkfifo(path, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { // unblocks a reader left waiting
+					if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+						f.Close()
+					}
+				})
+			case "zero":
+				if err := os.Symlink("/dev/zero", path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			done := make(chan Report, 1)
+			go func() { done <- Run(env, "", time.Now()) }()
+			select {
+			case rep := <-done:
+				if !hasFinding(rep, "claude-code", Fail, path) || !hasFinding(rep, "claude-code", Fail, want) {
+					t.Fatalf("findings %+v", findingsOf(rep, "claude-code"))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("doctor still running after 10s")
+			}
+		})
 	}
 }

@@ -142,10 +142,10 @@ func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 		return cr
 	}
 	for _, p := range install.HookFiles(env, c) {
-		data, err := os.ReadFile(p.Path)
+		data, err := install.ReadConfig(p.Path)
 		if err != nil {
 			if !os.IsNotExist(err) {
-				cr.add(Fail, "%s: %v", p.Path, err)
+				cr.add(Fail, "%v", err)
 			}
 			continue
 		}

@@ -31,7 +31,7 @@ type editor struct {
 // parseConfig reads a config the client's own parser would accept, naming
 // the file and the client in a one-line refusal otherwise.
 func parseConfig(path string, doc []byte, c *hooks.Client) (*editor, error) {
-	v, err := hujson.Parse(doc)
+	v, err := parseJSONC(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON (%v); fix it (or move it away) and run again", path, err)
 	}
@@ -168,16 +168,34 @@ func hasComment(x []byte) bool { return bytes.IndexByte(x, '/') >= 0 }
 
 func (e *editor) bytes() []byte { return e.root.Pack() }
 
-// standardJSON is doc as plain JSON (comments and trailing commas dropped),
-// for reading it with gjson; nil when it is not HuJSON.
-func standardJSON(doc []byte) []byte {
-	v, err := hujson.Parse(bytes.Clone(doc))
+// parseJSONC parses a config as HuJSON (JSON with comments and trailing
+// commas). hujson recurses once per level, and a file nested millions of
+// levels deep would overflow the stack and kill the process (recover cannot
+// catch that): nesting past rawjson.MaxDepth, which no client config comes
+// near, is refused before it parses.
+func parseJSONC(doc []byte) (hujson.Value, error) {
+	if rawjson.DepthExceedsJSONC(doc, rawjson.MaxDepth) {
+		return hujson.Value{}, fmt.Errorf("nested deeper than %d levels", rawjson.MaxDepth)
+	}
+	return hujson.Parse(doc)
+}
+
+// plainJSON is doc as plain JSON (comments and trailing commas dropped,
+// shadowed duplicates too), for reading it with gjson.
+func plainJSON(doc []byte) ([]byte, error) {
+	v, err := parseJSONC(bytes.Clone(doc))
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("not valid JSON (%v)", err)
 	}
 	v.Standardize()
 	dropShadowed(&v)
-	return v.Pack()
+	return v.Pack(), nil
+}
+
+// standardJSON is plainJSON, nil when doc is not HuJSON.
+func standardJSON(doc []byte) []byte {
+	plain, _ := plainJSON(doc)
+	return plain
 }
 
 // list is an object or array being edited, with the indentation of the line

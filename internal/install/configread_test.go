@@ -1,0 +1,130 @@
+//go:build unix
+
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// within runs fn and fails the test if it has not returned after d (a
+// read blocked on a FIFO never would).
+func within(t *testing.T, d time.Duration, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s: still running after %s", what, d)
+	}
+}
+
+// hostileConfig makes path (Gemini CLI's user settings) a config no reader
+// may take whole: kind is fifo, zero (a symlink to /dev/zero) or large.
+func hostileConfig(t *testing.T, path, kind string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	switch kind {
+	case "fifo":
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A reader the code under test left blocked gets EOF at the end.
+		t.Cleanup(func() {
+			if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+		})
+	case "zero":
+		if err := os.Symlink("/dev/zero", path); err != nil {
+			t.Fatal(err)
+		}
+	case "large":
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(MaxConfig + 1); err != nil { // sparse: no disk, no memory
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestConfigReadsAreBounded: a settings file that is a FIFO used to hang
+// the reader, one that links to /dev/zero grew it past 2 GB (issue 22, item
+// 5). Every reader (the approve route children check, install, MCP servers)
+// now reads only a regular file of at most MaxConfig bytes and refuses the
+// rest in one line naming the file.
+func TestConfigReadsAreBounded(t *testing.T) {
+	for kind, want := range map[string]string{
+		"fifo":  "is not a regular file (a FIFO); refusing to read it",
+		"zero":  "is not a regular file (a device); refusing to read it",
+		"large": "is larger than 8388608 bytes; refusing to read it",
+	} {
+		t.Run(kind, func(t *testing.T) {
+			env := testEnv(t)
+			path := filepath.Join(env.Home, ".gemini", "settings.json")
+			hostileConfig(t, path, kind)
+			check := func(what string, err error) {
+				t.Helper()
+				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s: %v", what, err)
+				}
+			}
+			within(t, 5*time.Second, "FindApproveHooks", func() {
+				_, err := FindApproveHooks(env, "gemini")
+				check("FindApproveHooks", err)
+			})
+			within(t, 5*time.Second, "Install", func() {
+				_, err := Install(env, opts("gemini", User))
+				check("Install", err)
+			})
+			within(t, 5*time.Second, "MCPServers", func() {
+				c := mustClient(t, "gemini")
+				_, problems := MCPServers(env, c)
+				if len(problems) != 1 || !strings.Contains(problems[0], want) {
+					t.Errorf("MCPServers problems: %q", problems)
+				}
+			})
+		})
+	}
+}
+
+// deepJSONC is a settings file nested n levels deep, behind a comment that
+// holds a quote: a depth count that took the quote for a string's start
+// would skip the nesting and let the parser overflow its stack.
+func deepJSONC(n int) string {
+	return "{\n  // \"quoted\n  \"ui\": " + strings.Repeat("[", n) + strings.Repeat("]", n) + " /* \" */\n}\n"
+}
+
+// TestDeepConfigRefused: a project settings.json nested 4 million levels
+// deep killed create and doctor with a goroutine stack overflow in hujson
+// (issue 22, item 4). It is refused before parsing, in one line naming it.
+func TestDeepConfigRefused(t *testing.T) {
+	env := testEnv(t)
+	path := filepath.Join(env.Project, ".gemini", "settings.json")
+	mustWrite(t, path, deepJSONC(4_000_000), 0o644)
+	want := path + " is not valid JSON (nested deeper than 512 levels)"
+	if _, err := FindApproveHooks(env, "gemini"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("FindApproveHooks: %v", err)
+	}
+	if _, err := Install(env, opts("gemini", Project)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Install: %v", err)
+	}
+	if _, problems := MCPServers(env, mustClient(t, "gemini")); len(problems) != 1 || !strings.Contains(problems[0], path+": not valid JSON (nested deeper than 512 levels)") {
+		t.Errorf("MCPServers problems: %q", problems)
+	}
+	// Nesting a real config has is read as before.
+	mustWrite(t, path, deepJSONC(100), 0o644)
+	if _, err := FindApproveHooks(env, "gemini"); err != nil {
+		t.Errorf("100 levels: %v", err)
+	}
+}
