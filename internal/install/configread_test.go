@@ -122,6 +122,12 @@ func TestDeepConfigRefused(t *testing.T) {
 	if _, problems := MCPServers(env, mustClient(t, "gemini")); len(problems) != 1 || !strings.Contains(problems[0], path+": not valid JSON (nested deeper than 512 levels)") {
 		t.Errorf("MCPServers problems: %q", problems)
 	}
+	// TOML (Codex's config.toml): go-toml refuses such nesting itself.
+	toml := filepath.Join(env.Home, ".codex", "config.toml")
+	mustWrite(t, toml, "a = "+strings.Repeat("[", 4_000_000)+strings.Repeat("]", 4_000_000)+"\n", 0o644)
+	if _, problems := MCPServers(env, mustClient(t, "codex")); len(problems) != 1 || !strings.Contains(problems[0], "nested more than the maximum") {
+		t.Errorf("MCPServers problems (TOML): %.200q", problems)
+	}
 	// Nesting a real config has is read as before.
 	mustWrite(t, path, deepJSONC(100), 0o644)
 	if _, err := FindApproveHooks(env, "gemini"); err != nil {
