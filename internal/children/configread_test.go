@@ -3,12 +3,12 @@
 package children
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/testfiles"
 )
 
 // TestCreateBoundsItsConfigReads: the approve route check of a Gemini child
@@ -26,29 +26,7 @@ func TestCreateBoundsItsConfigReads(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			env, wd := hookHome(t), t.TempDir()
 			path := filepath.Join(wd, ".gemini", "settings.json") // project scope, in its working dir
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			switch kind {
-			case "deep":
-				n := 4_000_000
-				if err := os.WriteFile(path, []byte(`{"hooks": {}, "x": `+strings.Repeat("[", n)+strings.Repeat("]", n)+`}`), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			case "fifo":
-				if err := syscall.Mkfifo(path, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { // unblocks a reader left waiting
-					if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-						f.Close()
-					}
-				})
-			case "zero":
-				if err := os.Symlink("/dev/zero", path); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testfiles.HostileConfig(t, path, kind)
 			done := make(chan error, 1)
 			go func() {
 				_, err := s.Create(Child{Name: "g-" + kind, Client: "gemini", WorkingDir: wd, Env: env})

@@ -3,12 +3,11 @@
 package doctor
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/testfiles"
 )
 
 // TestDoctorBoundsItsReads: a settings file nested 4 million levels deep
@@ -24,27 +23,7 @@ func TestDoctorBoundsItsReads(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			env := testEnv(t)
 			path := filepath.Join(env.Home, ".claude", "settings.json")
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			switch kind {
-			case "deep":
-				n := 4_000_000
-				mustWrite(t, path, `{"hooks": {}, "x": `+strings.Repeat("[", n)+strings.Repeat("]", n)+`}`, 0o644)
-			case "fifo":
-				if err := syscall.Mkfifo(path, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { // unblocks a reader left waiting
-					if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-						f.Close()
-					}
-				})
-			case "zero":
-				if err := os.Symlink("/dev/zero", path); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testfiles.HostileConfig(t, path, kind)
 			done := make(chan Report, 1)
 			go func() { done <- Run(env, "", time.Now()) }()
 			select {

@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/testfiles"
 )
 
 // within runs fn and fails the test if it has not returned after d (a
@@ -24,37 +25,13 @@ func within(t *testing.T, d time.Duration, what string, fn func()) {
 	}
 }
 
-// hostileConfig makes path (Gemini CLI's user settings) a config no reader
-// may take whole: kind is fifo, zero (a symlink to /dev/zero) or large.
-func hostileConfig(t *testing.T, path, kind string) {
+// largeConfig makes path a sparse regular file one byte over MaxConfig
+// (no disk, no memory).
+func largeConfig(t *testing.T, path string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	mustWrite(t, path, "", 0o644)
+	if err := os.Truncate(path, MaxConfig+1); err != nil {
 		t.Fatal(err)
-	}
-	switch kind {
-	case "fifo":
-		if err := syscall.Mkfifo(path, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// A reader the code under test left blocked gets EOF at the end.
-		t.Cleanup(func() {
-			if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				f.Close()
-			}
-		})
-	case "zero":
-		if err := os.Symlink("/dev/zero", path); err != nil {
-			t.Fatal(err)
-		}
-	case "large":
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := f.Truncate(MaxConfig + 1); err != nil { // sparse: no disk, no memory
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -72,7 +49,11 @@ func TestConfigReadsAreBounded(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			env := testEnv(t)
 			path := filepath.Join(env.Home, ".gemini", "settings.json")
-			hostileConfig(t, path, kind)
+			if kind == "large" {
+				largeConfig(t, path)
+			} else {
+				testfiles.HostileConfig(t, path, kind)
+			}
 			check := func(what string, err error) {
 				t.Helper()
 				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
@@ -98,20 +79,13 @@ func TestConfigReadsAreBounded(t *testing.T) {
 	}
 }
 
-// deepJSONC is a settings file nested n levels deep, behind a comment that
-// holds a quote: a depth count that took the quote for a string's start
-// would skip the nesting and let the parser overflow its stack.
-func deepJSONC(n int) string {
-	return "{\n  // \"quoted\n  \"ui\": " + strings.Repeat("[", n) + strings.Repeat("]", n) + " /* \" */\n}\n"
-}
-
 // TestDeepConfigRefused: a project settings.json nested 4 million levels
 // deep killed create and doctor with a goroutine stack overflow in hujson
 // (issue 22, item 4). It is refused before parsing, in one line naming it.
 func TestDeepConfigRefused(t *testing.T) {
 	env := testEnv(t)
 	path := filepath.Join(env.Project, ".gemini", "settings.json")
-	mustWrite(t, path, deepJSONC(4_000_000), 0o644)
+	testfiles.HostileConfig(t, path, "deep")
 	want := path + " is not valid JSON (nested deeper than 512 levels)"
 	if _, err := FindApproveHooks(env, "gemini"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("FindApproveHooks: %v", err)
@@ -129,7 +103,10 @@ func TestDeepConfigRefused(t *testing.T) {
 		t.Errorf("MCPServers problems (TOML): %.200q", problems)
 	}
 	// Nesting a real config has is read as before.
-	mustWrite(t, path, deepJSONC(100), 0o644)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, path, testfiles.DeepJSONC(100), 0o644)
 	if _, err := FindApproveHooks(env, "gemini"); err != nil {
 		t.Errorf("100 levels: %v", err)
 	}
