@@ -40,8 +40,9 @@ var envFlags = map[string]bool{
 	"state-dir": true,
 	"debug-log": true,
 	"chat":      true, // interceptor children tags a child's requests with it (children.ChatEnv)
-	// The token and handle options of inject, capture and clear, which
-	// install and proxy pass on.
+	// The token and handle options of inject, capture and clear (proxy
+	// takes them too; install writes them into the hooks it installs, and
+	// itself reads no variable).
 	"server":           true,
 	"not-server":       true,
 	"arg":              true,
