@@ -34,17 +34,13 @@ func ReadFile(path, what string, max int) ([]byte, error) {
 // permissions; a missing file is an error for which errors.Is(err,
 // fs.ErrNotExist) (and os.IsNotExist) holds. Every error names the file.
 func ReadRegular(path, what string, max int) (data []byte, mode fs.FileMode, err error) {
-	f, err := openRegular(path, what)
+	f, fi, err := openRegular(path, what)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s %s: %w", what, path, err)
-	}
 	if fi.Size() > int64(max) {
-		return nil, 0, fmt.Errorf("%s %s is larger than %d bytes; refusing to read it", what, path, max)
+		return nil, 0, tooLarge(what, path, max)
 	}
 	data, err = readBounded(f, path, what, max)
 	return data, fi.Mode().Perm(), err
@@ -54,26 +50,26 @@ func ReadRegular(path, what string, max int) (data []byte, mode fs.FileMode, err
 // is not a regular file is refused before it is opened (opening a device
 // can act on it), and again on the descriptor, which openNonblocking keeps
 // from blocking on a FIFO swapped in between.
-func openRegular(path, what string) (*os.File, error) {
+func openRegular(path, what string) (*os.File, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, notRegular(what, path, fi)
+		return nil, nil, notRegular(what, path, fi)
 	}
 	f, err := openNonblocking(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", what, path, err)
+			return nil, nil, fmt.Errorf("%s %s: %w", what, path, err)
 		}
-		return nil, notRegular(what, path, fi)
+		return nil, nil, notRegular(what, path, fi)
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // readBounded reads f, which is path, whole; more than max bytes is an
@@ -84,9 +80,13 @@ func readBounded(f *os.File, path, what string, max int) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	if len(data) > max {
-		return nil, fmt.Errorf("%s %s is larger than %d bytes; refusing to read it", what, path, max)
+		return nil, tooLarge(what, path, max)
 	}
 	return data, nil
+}
+
+func tooLarge(what, path string, max int) error {
+	return fmt.Errorf("%s %s is larger than %d bytes; refusing to read it", what, path, max)
 }
 
 // notRegular refuses a file of another type, saying which.
