@@ -35,6 +35,9 @@ type approveFlags struct {
 	onTimeout string
 	chat      string
 	arg       string
+	// envErr is a refused INTERCEPTOR_<FLAG> variable (applyEnv): the call
+	// is denied for it, not passed.
+	envErr error
 }
 
 func newApproveCmd(io *streams) *cobra.Command {
@@ -76,6 +79,12 @@ call proceeds under the client's own rules. Always exits 0, never 2.`)
 	fl.StringVar(&f.onTimeout, "on-timeout", "deny", "what an undecided call gets after --timeout: deny or allow")
 	fl.StringVar(&f.chat, "chat", "", "tag requests with this child chat (interceptor children sets INTERCEPTOR_CHAT)")
 	fl.StringVar(&f.arg, "arg", approvals.DefaultKey, "the token argument: the queue shows a stand-in for any value under it, and for any token held for the session")
+	// The root's applyEnv fails a command before it runs, and a hook that
+	// fails lets the call proceed: approve keeps the error and denies.
+	cmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		f.envErr = applyEnv(cmd.Flags())
+		return nil
+	}
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runApprove(cmd, io, f)
 	}
@@ -179,6 +188,9 @@ func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
 			err = failClosed(fmt.Errorf("internal error: %v", r))
 		}
 	}()
+	if f.envErr != nil {
+		return failClosed(f.envErr)
+	}
 	if io.exit != nil {
 		t := time.AfterFunc(f.timeout+approveGrace, func() {
 			err := failClosed(fmt.Errorf("gave up after %s", f.timeout+approveGrace))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
@@ -144,7 +145,7 @@ func newChildrenListCmd(io *streams) *cobra.Command {
 				j := gjson.Parse(s)
 				latest := "no chat yet"
 				if j.Get("latest_chat").Exists() {
-					latest = j.Get("latest_chat.session_id").Str + " " + j.Get("latest_chat.status").Str
+					latest = approvals.Visible(j.Get("latest_chat.session_id").Str + " " + j.Get("latest_chat.status").Str)
 				}
 				fmt.Fprintf(io.Out, "%s  %-20s %-12s %s  (%s)\n", c.ID, children.Visible(c.Name), c.Client, latest, children.Visible(c.WorkingDir))
 			}
@@ -241,11 +242,7 @@ func followChat(ctx context.Context, io *streams, cs *children.Store, q *approva
 		for _, a := range j.Get("pending_approvals").Array() {
 			if id := a.Get("id").Str; !shown[id] {
 				shown[id] = true
-				what, how := "approval", "allow|deny "+id
-				if a.Get("kind").Str == "input" { // a human tool's question
-					what, how = "an answer", "answer "+id+" TEXT"
-				}
-				fmt.Fprintf(io.Out, "   awaiting %s %s: %s %s (interceptor approvals %s)\n", what, id, a.Get("tool_name").Str, a.Get("input").Raw, how)
+				fmt.Fprintln(io.Out, describePending(a))
 			}
 		}
 		from = int(j.Get("read_position").Int())
@@ -263,34 +260,56 @@ func followChat(ctx context.Context, io *streams, cs *children.Store, q *approva
 	return nil
 }
 
-// describeEvent is one line for a person (already masked and visible).
+// describeEvent is one line for a person. Poll has masked the tokens; the
+// strings it decodes are the child's and its model's words, so each is made
+// Visible as approvals list does: a raw ESC, OSC or bidi override never
+// reaches the terminal.
 func describeEvent(e gjson.Result) string {
 	ev := e.Get("event")
-	clip := func(s string) string {
-		s = strings.ReplaceAll(s, "\n", `\n`)
-		if len(s) > 200 {
-			s = s[:200] + "…"
-		}
-		return s
-	}
-	head := fmt.Sprintf("#%d %s", e.Get("seq").Int(), ev.Get("type").Str)
+	str := func(path string) string { return approvals.Visible(ev.Get(path).Str) }
+	head := fmt.Sprintf("#%d %s", e.Get("seq").Int(), str("type"))
 	switch ev.Get("type").Str {
 	case "start":
-		return fmt.Sprintf("%s %s session %s: %s", head, ev.Get("client").Str, ev.Get("session").Str, clip(ev.Get("prompt").Str))
+		return fmt.Sprintf("%s %s session %s: %s", head, str("client"), str("session"), clipLine(str("prompt")))
 	case "content":
-		return head + ": " + clip(ev.Get("text").Str)
+		return head + ": " + clipLine(str("text"))
 	case "tool_use":
-		return fmt.Sprintf("%s %s %s %s", head, ev.Get("id").Str, ev.Get("name").Str, clip(ev.Get("input").Raw))
+		return fmt.Sprintf("%s %s %s %s", head, str("id"), str("name"), clipLine(approvals.Visible(ev.Get("input").Raw)))
 	case "tool_result":
 		mark := ""
 		if ev.Get("is_error").Bool() {
 			mark = " (error)"
 		}
-		return fmt.Sprintf("%s %s%s: %s", head, ev.Get("tool_use_id").Str, mark, clip(ev.Get("content").Str))
+		return fmt.Sprintf("%s %s%s: %s", head, str("tool_use_id"), mark, clipLine(str("content")))
 	case "complete":
-		return fmt.Sprintf("%s %s: %s", head, ev.Get("status").Str, clip(ev.Get("result").Str+ev.Get("error").Str))
+		return fmt.Sprintf("%s %s: %s", head, str("status"), clipLine(approvals.Visible(ev.Get("result").Str+ev.Get("error").Str)))
 	}
 	return head
+}
+
+// describePending is the line of a request waiting for a person, its tool
+// name and input made Visible.
+func describePending(a gjson.Result) string {
+	id := approvals.Visible(a.Get("id").Str)
+	what, how := "approval", "allow|deny "+id
+	if a.Get("kind").Str == "input" { // a human tool's question
+		what, how = "an answer", "answer "+id+" TEXT"
+	}
+	return fmt.Sprintf("   awaiting %s %s: %s %s (interceptor approvals %s)", what, id,
+		approvals.Visible(a.Get("tool_name").Str), approvals.Visible(a.Get("input").Raw), how)
+}
+
+// clipLine cuts a Visible line to 200 bytes, at a rune's start.
+func clipLine(s string) string {
+	const n = 200
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 func newChildrenCancelCmd(io *streams) *cobra.Command {

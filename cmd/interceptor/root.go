@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,9 +21,50 @@ type streams struct {
 	exit func(int)
 }
 
-// envPrefix: every flag also reads INTERCEPTOR_<FLAG>, e.g. --state-dir from
-// INTERCEPTOR_STATE_DIR. A flag given on the command line wins.
+// envPrefix: the flags in envFlags also read INTERCEPTOR_<FLAG>, e.g.
+// --state-dir from INTERCEPTOR_STATE_DIR. A flag given on the command line
+// wins.
 const envPrefix = "INTERCEPTOR_"
+
+// envFlags are the only flags an environment variable may set: where state
+// and the debug log go, and the token and handle options users give a
+// client's hooks (an OpenCode shim, a hook command shared by clients). A
+// variable is inherited by every process below the shell that set it, child
+// agents included, so none of them decides what is approved, allowed or
+// matched for approval, turns supervision off, reveals a token or says where
+// a token is sent: INTERCEPTOR_APPROVE=1 must not become `children create
+// --approve 1` (a regex that lets Bash run unasked), nor INTERCEPTOR_MATCH an
+// approve hook's --match. A variable that names any other flag of the
+// command being run is refused (applyEnv).
+var envFlags = map[string]bool{
+	"state-dir": true,
+	"debug-log": true,
+	"chat":      true, // interceptor children tags a child's requests with it (children.ChatEnv)
+	// The token and handle options of inject, capture and clear (proxy
+	// takes them too; install writes them into the hooks it installs, and
+	// itself reads no variable).
+	"server":           true,
+	"not-server":       true,
+	"arg":              true,
+	"meta-key":         true,
+	"min-token-length": true,
+	"token-pattern":    true,
+	"skip-tool":        true,
+	"keep-if":          true,
+	"handles":          true,
+	"start-tool":       true,
+	"redact":           true,
+}
+
+// envFlagList is envFlags as --flag names, sorted, for help and errors.
+func envFlagList() string {
+	names := make([]string, 0, len(envFlags))
+	for n := range envFlags {
+		names = append(names, "--"+n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
 
 func envName(flag string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
@@ -58,8 +100,12 @@ Gemini CLI, OpenCode, Cursor). It captures the session_token each tool result
 of your MCP server carries and injects it into the next call, per client
 session, so the model never types it.
 
-Every flag also reads an environment variable INTERCEPTOR_<FLAG>
-(e.g. INTERCEPTOR_STATE_DIR, INTERCEPTOR_SERVER=a,b); a flag wins.`,
+These flags also read an environment variable INTERCEPTOR_<FLAG> (e.g.
+INTERCEPTOR_STATE_DIR, INTERCEPTOR_SERVER=a,b), and a flag given wins:
+` + envFlagList() + `.
+No other flag comes from the environment: a variable naming one of the
+command's other flags (INTERCEPTOR_APPROVE, INTERCEPTOR_MATCH, ...) is
+refused.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -101,10 +147,14 @@ Every flag also reads an environment variable INTERCEPTOR_<FLAG>
 	return root
 }
 
-// applyEnv fills every flag not given on the command line from its
-// environment variable.
+// applyEnv fills each flag of envFlags not given on the command line from
+// its environment variable. A non-empty variable naming another of the
+// command's flags, not given on the command line, is refused in one error:
+// it would have applied before, and ignoring it silently would run the
+// command other than its user expects.
 func applyEnv(flags *pflag.FlagSet) error {
 	var errs []error
+	var refused, names []string
 	flags.VisitAll(func(f *pflag.Flag) {
 		if f.Changed || f.Name == "help" {
 			return
@@ -113,10 +163,20 @@ func applyEnv(flags *pflag.FlagSet) error {
 		if !ok {
 			return
 		}
+		if !envFlags[f.Name] {
+			if v != "" {
+				refused, names = append(refused, envName(f.Name)), append(names, "--"+f.Name)
+			}
+			return
+		}
 		if err := flags.Set(f.Name, v); err != nil {
 			errs = append(errs, fmt.Errorf("%s=%q: %v", envName(f.Name), v, err))
 		}
 	})
+	if len(refused) > 0 {
+		errs = append(errs, fmt.Errorf("refusing %s: the environment never sets %s (interceptor --help lists the flags it may set); give it on the command line, or unset the variable",
+			strings.Join(refused, ", "), strings.Join(names, ", ")))
+	}
 	return errors.Join(errs...)
 }
 

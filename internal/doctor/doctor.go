@@ -142,10 +142,10 @@ func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 		return cr
 	}
 	for _, p := range install.HookFiles(env, c) {
-		data, err := os.ReadFile(p.Path)
+		data, err := install.ReadConfig(p.Path)
 		if err != nil {
 			if !os.IsNotExist(err) {
-				cr.add(Fail, "%s: %v", p.Path, err)
+				cr.add(Fail, "%v", err)
 			}
 			continue
 		}
@@ -414,7 +414,7 @@ func doctorApproveTimeout(cr *ClientReport, c *hooks.Client, f install.Hook, pat
 	if c.TimeoutUnit == time.Millisecond {
 		unit = "ms"
 	}
-	d, ok := f.Command.ApproveTimeout(os.Getenv)
+	d, ok := f.Command.ApproveTimeout()
 	if !ok {
 		cr.add(Warn, "%s: cannot read the --timeout of the approve hook %q; check that %s lets it run longer than its --timeout plus %s", path, f.Raw, c.Display, approvals.HookMargin)
 		return

@@ -56,7 +56,6 @@ func TestDoctorFromTheHomeDir(t *testing.T) {
 }
 
 func TestDoctorApproveTimeouts(t *testing.T) {
-	t.Setenv("INTERCEPTOR_TIMEOUT", "")
 	bin := ""
 	hook := func(cmd, timeout string) string {
 		h := `{"type":"command","command":"` + bin + ` ` + cmd + `"`
@@ -106,14 +105,15 @@ func TestDoctorApproveTimeouts(t *testing.T) {
 			}
 		})
 	}
-	// INTERCEPTOR_TIMEOUT in the environment is what approve waits for
-	// when the command gives no --timeout.
+	// approve refuses INTERCEPTOR_TIMEOUT (its --timeout never comes from
+	// the environment), so doctor reads the default 5m, which Codex's 10m
+	// covers.
 	env := testEnv(t)
 	bin = filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
 	mustWrite(t, filepath.Join(env.Project, ".codex", "hooks.json"), strings.ReplaceAll(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"B approve --client codex"}]}]}}`, "B", bin), 0o644)
 	t.Setenv("INTERCEPTOR_TIMEOUT", "15m")
-	if rep := Run(env, "", time.Now()); !hasFinding(rep, "codex", Fail, "kills it after its default 10m0s") {
-		t.Fatalf("INTERCEPTOR_TIMEOUT not taken into account: %+v", findingsOf(rep, "codex"))
+	if rep := Run(env, "", time.Now()); !hasFinding(rep, "codex", OK, "Codex's default 10m0s covers its --timeout 5m0s") {
+		t.Fatalf("INTERCEPTOR_TIMEOUT read as approve's --timeout: %+v", findingsOf(rep, "codex"))
 	}
 }

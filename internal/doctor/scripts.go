@@ -24,12 +24,12 @@ func doctorScripts(cr *ClientReport, env install.Env, c *hooks.Client, scope ins
 	found := false
 	for _, event := range []string{c.PreTool, c.PostTool} {
 		path := install.ScriptPath(env, c, scope, event)
-		data, err := os.ReadFile(path)
+		data, err := install.ReadConfig(path)
 		if os.IsNotExist(err) {
 			continue
 		}
 		if err != nil {
-			cr.add(Fail, "%s: %v", path, err)
+			cr.add(Fail, "%v", err)
 			continue
 		}
 		found = true

@@ -132,6 +132,11 @@ const (
 // Syntax is what a client's JSON config parser accepts beyond plain JSON.
 type Syntax struct {
 	Comments, TrailingCommas bool
+	// RefusesDuplicates: a key repeated in one object of the hooks makes the
+	// client refuse the file (Codex: serde's derived structs). Every other
+	// client keeps the last one (JSON.parse), so an earlier member of the
+	// same name is never read.
+	RefusesDuplicates bool
 	// Unverified: not checked with the real client.
 	Unverified bool
 	// Rejected is what the client does with a file it does not accept.
@@ -193,7 +198,7 @@ var (
 		TrustStep:   "start codex and run /hooks to review and trust them",
 		TrustRecord: Path{CodexHome, "config.toml"}, ProjectTrust: true,
 		Skeleton: "{}\n",
-		Syntax:   Syntax{Rejected: "it refuses the file and runs none of its hooks"},
+		Syntax:   Syntax{RefusesDuplicates: true, Rejected: "it refuses the file and runs none of its hooks"},
 		MCPServers: []ServerList{
 			{Path: Path{CodexHome, "config.toml"}, Key: "mcp_servers", TOML: true},
 			{Path: Path{ProjectDir, ".codex/config.toml"}, Key: "mcp_servers", TOML: true},

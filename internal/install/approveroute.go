@@ -28,7 +28,7 @@ func FindApproveHooks(env Env, client string) ([]ApproveHook, error) {
 	}
 	var out []ApproveHook
 	for _, p := range HookFiles(env, c) {
-		data, err := os.ReadFile(p.Path)
+		data, err := ReadConfig(p.Path)
 		if os.IsNotExist(err) {
 			continue
 		}

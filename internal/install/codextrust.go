@@ -145,7 +145,7 @@ func (h codexHookState) disabled() bool { return h.Enabled != nil && !*h.Enabled
 // readCodexState reads config.toml; a file that is not valid TOML (which
 // Codex refuses too) is an error naming it.
 func readCodexState(path string) (codexConfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadConfig(path)
 	if err != nil {
 		return codexConfig{}, err
 	}

@@ -216,17 +216,14 @@ func parseHookCommand(cmd string) (HookCommand, bool) {
 }
 
 // ApproveTimeout is how long an approve hook's command waits for a
-// decision: its --timeout, else INTERCEPTOR_TIMEOUT from env, else approve's
-// default. ok is false for another subcommand or a --timeout that does not
-// parse.
-func (h HookCommand) ApproveTimeout(env func(string) string) (d time.Duration, ok bool) {
+// decision: its --timeout, else approve's default (--timeout never comes
+// from the environment). ok is false for another subcommand or a --timeout
+// that does not parse.
+func (h HookCommand) ApproveTimeout() (d time.Duration, ok bool) {
 	if h.Sub != "approve" {
 		return 0, false
 	}
 	v := ""
-	if env != nil {
-		v = env("INTERCEPTOR_TIMEOUT")
-	}
 	for i := 2; i < len(h.Argv); i++ {
 		switch a := h.Argv[i]; {
 		case a == "--timeout" && i+1 < len(h.Argv):

@@ -96,7 +96,7 @@ func hooksObject(path string, e *editor) (list, bool, error) {
 func eachHook(hooks list, fn func(h foundHook) bool) {
 	for evi := range hooks.len() {
 		arr, ok := hooks.child(evi, '[')
-		if !ok {
+		if !ok || hooks.shadowed(evi) {
 			continue
 		}
 		event := hooks.key(evi)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/rogpeppe/go-internal/diff"
 )
 
@@ -413,22 +414,18 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds its lock (%s) for over %s: %v", f.path, f.lock.Path(), lockWait, err)
 		}
 	}
-	fi, err := os.Stat(f.path)
+	data, mode, err := privfs.ReadRegular(f.path, "config", MaxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return f, nil
+	case err != nil && f.path != path:
+		f.unlock()
+		return nil, fmt.Errorf("%s links to %s: %w", path, f.path, err)
 	case err != nil:
 		f.unlock()
-		return nil, fmt.Errorf("%s: %w", f.path, err)
-	case !fi.Mode().IsRegular():
-		f.unlock()
-		return nil, fmt.Errorf("%s is not a regular file", f.path)
+		return nil, err
 	}
-	f.mode = fi.Mode().Perm()
-	if f.data, err = os.ReadFile(f.path); err != nil {
-		f.unlock()
-		return nil, fmt.Errorf("%s: %w", f.path, err)
-	}
+	f.data, f.mode = data, mode
 	if f.data == nil {
 		f.data = []byte{}
 	}
@@ -479,7 +476,7 @@ func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) err
 		return err
 	}
 	if uninstall {
-		if b, err := os.ReadFile(backup); err == nil && bytes.Equal(b, out) {
+		if b, err := ReadConfig(backup); err == nil && bytes.Equal(b, out) {
 			os.Remove(backup)
 		}
 	}
@@ -550,7 +547,7 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 }
 
 func readFileIfExists(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

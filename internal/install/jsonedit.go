@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
@@ -30,7 +31,7 @@ type editor struct {
 // parseConfig reads a config the client's own parser would accept, naming
 // the file and the client in a one-line refusal otherwise.
 func parseConfig(path string, doc []byte, c *hooks.Client) (*editor, error) {
-	v, err := hujson.Parse(doc)
+	v, err := parseJSONC(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON (%v); fix it (or move it away) and run again", path, err)
 	}
@@ -51,7 +52,99 @@ func parseConfig(path string, doc []byte, c *hooks.Client) (*editor, error) {
 	case trailing && !c.Syntax.TrailingCommas:
 		return nil, fmt.Errorf("%s has a trailing comma, which %s %s: remove it and run again", path, c.Display, does)
 	}
-	return &editor{root: v, layout: detectLayout(doc)}, nil
+	e := &editor{root: v, layout: detectLayout(doc)}
+	if c.Syntax.RefusesDuplicates {
+		if where, key, ok := e.duplicateHooksKey(); ok {
+			return nil, fmt.Errorf("%s repeats the key %s in %s, which %s does not accept (%s): remove one and run again", path, jsonString(key), where, c.Display, c.Syntax.Rejected)
+		}
+	}
+	return e, nil
+}
+
+// Duplicate keys. JSON.parse keeps the last member of a name and never reads
+// the ones before it (shadowed); Codex refuses the file
+// (hooks.Syntax.RefusesDuplicates). Every read here follows the client:
+// list.find and eachHook see only the last member, plain and standardJSON
+// drop the shadowed ones before gjson (which would take the first) reads
+// them, and install edits only what the client reads.
+
+// shadowed reports whether member i of object l has a later member of the
+// same name.
+func (l list) shadowed(i int) bool {
+	j, _ := l.find(l.key(i))
+	return j != i
+}
+
+// dropShadowed removes every shadowed member from v, at every depth.
+func dropShadowed(v *hujson.Value) {
+	switch c := v.Value.(type) {
+	case *hujson.Object:
+		seen := make(map[string]bool, len(c.Members))
+		keep := make([]hujson.ObjectMember, 0, len(c.Members))
+		for i := len(c.Members) - 1; i >= 0; i-- {
+			name := c.Members[i].Name.Value.(hujson.Literal).String()
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			dropShadowed(&c.Members[i].Value)
+			keep = append(keep, c.Members[i])
+		}
+		slices.Reverse(keep)
+		c.Members = keep
+	case *hujson.Array:
+		for i := range c.Elements {
+			dropShadowed(&c.Elements[i])
+		}
+	}
+}
+
+// duplicateHooksKey finds a key repeated in one object: the top level's
+// "hooks", or any object inside the hooks; where names the object.
+func (e *editor) duplicateHooksKey() (where, key string, found bool) {
+	top := e.top()
+	seen := 0
+	for i := range top.len() {
+		if top.key(i) == "hooks" {
+			seen++
+		}
+	}
+	if seen > 1 {
+		return "the top level", "hooks", true
+	}
+	i, ok := top.find("hooks")
+	if !ok {
+		return "", "", false
+	}
+	var walk func(v *hujson.Value, at string) bool
+	walk = func(v *hujson.Value, at string) bool {
+		switch c := v.Value.(type) {
+		case *hujson.Object:
+			names := make(map[string]bool, len(c.Members))
+			for _, m := range c.Members {
+				name := m.Name.Value.(hujson.Literal).String()
+				if names[name] {
+					where, key = at, name
+					return true
+				}
+				names[name] = true
+			}
+			for _, m := range c.Members {
+				if walk(&m.Value, at+"."+m.Name.Value.(hujson.Literal).String()) {
+					return true
+				}
+			}
+		case *hujson.Array:
+			for j := range c.Elements {
+				if walk(&c.Elements[j], fmt.Sprintf("%s[%d]", at, j)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	found = walk(top.value(i), "hooks")
+	return where, key, found
 }
 
 // extras reports whether v holds comments and trailing commas.
@@ -75,15 +168,34 @@ func hasComment(x []byte) bool { return bytes.IndexByte(x, '/') >= 0 }
 
 func (e *editor) bytes() []byte { return e.root.Pack() }
 
-// standardJSON is doc as plain JSON (comments and trailing commas dropped),
-// for reading it with gjson; nil when it is not HuJSON.
-func standardJSON(doc []byte) []byte {
-	v, err := hujson.Parse(bytes.Clone(doc))
+// parseJSONC parses a config as HuJSON (JSON with comments and trailing
+// commas). hujson recurses once per level, and a file nested millions of
+// levels deep would overflow the stack and kill the process (recover cannot
+// catch that): nesting past rawjson.MaxDepth, which no client config comes
+// near, is refused before it parses.
+func parseJSONC(doc []byte) (hujson.Value, error) {
+	if rawjson.DepthExceedsJSONC(doc, rawjson.MaxDepth) {
+		return hujson.Value{}, fmt.Errorf("nested deeper than %d levels", rawjson.MaxDepth)
+	}
+	return hujson.Parse(doc)
+}
+
+// plainJSON is doc as plain JSON (comments and trailing commas dropped,
+// shadowed duplicates too), for reading it with gjson.
+func plainJSON(doc []byte) ([]byte, error) {
+	v, err := parseJSONC(bytes.Clone(doc))
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("not valid JSON (%v)", err)
 	}
 	v.Standardize()
-	return v.Pack()
+	dropShadowed(&v)
+	return v.Pack(), nil
+}
+
+// standardJSON is plainJSON, nil when doc is not HuJSON.
+func standardJSON(doc []byte) []byte {
+	plain, _ := plainJSON(doc)
+	return plain
 }
 
 // list is an object or array being edited, with the indentation of the line
@@ -410,6 +522,7 @@ func stringValue(v *hujson.Value) (string, bool) {
 func plain(v *hujson.Value) gjson.Result {
 	c := v.Clone()
 	c.Minimize()
+	dropShadowed(&c)
 	return gjson.ParseBytes(c.Pack())
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -33,12 +32,12 @@ type MCPServer struct {
 func MCPServers(env Env, c *hooks.Client) (servers []MCPServer, problems []string) {
 	for _, l := range c.MCPServers {
 		path := env.Resolve(l.Path)
-		data, err := os.ReadFile(path)
+		data, err := ReadConfig(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
+			problems = append(problems, err.Error()) // it names the file
 			continue
 		}
 		found, err := serverEntries(data, l, env.Project, c.MCPToolTimeout.Key)
@@ -94,9 +93,9 @@ func serverEntries(data []byte, l hooks.ServerList, project, timeoutKey string) 
 		}
 		return out, nil
 	}
-	plain := standardJSON(data)
-	if plain == nil {
-		return nil, errors.New("not valid JSON")
+	plain, err := plainJSON(data)
+	if err != nil {
+		return nil, err
 	}
 	var path []string
 	for _, part := range strings.Split(l.Key, ".") {

@@ -5,12 +5,28 @@ import (
 	"slices"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 )
 
 // The read side of install: what a client has installed, read the way
 // install reads it, for internal/doctor and for the approve route of
 // children (FindApproveHooks). Nothing here writes.
+
+// MaxConfig bounds a config file read (hooks, MCP servers, trust records,
+// plugin shim, hook script, install's backup): the largest seen are a few
+// KiB, and a bigger one is refused rather than held in memory.
+const MaxConfig = 8 << 20
+
+// ReadConfig reads a client's config file: only a regular file (a symlink
+// is followed) of at most MaxConfig bytes, never blocking on a FIFO
+// (privfs.ReadRegular). It is the one reader of install, doctor and the
+// children's approve route. A missing file is an error os.IsNotExist
+// holds for; every other error names the file.
+func ReadConfig(path string) ([]byte, error) {
+	data, _, err := privfs.ReadRegular(path, "config", MaxConfig)
+	return data, err
+}
 
 // HookFile is a file a client reads hooks from.
 type HookFile struct {

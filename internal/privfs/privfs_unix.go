@@ -45,11 +45,17 @@ func OpenFile(path, what string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s %s is not a regular file (%s)", what, path, fi.Mode().Type())
+		return nil, notRegular(what, path, fi)
 	}
 	if err := checkOwnerMode(what, path, fi, "600"); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// openNonblocking opens path for reading, following links; O_NONBLOCK
+// keeps the open (and a read) from blocking on a FIFO.
+func openNonblocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 }

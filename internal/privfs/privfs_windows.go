@@ -22,7 +22,7 @@ func OpenFile(path, what string) (*os.File, error) {
 		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %s is not a regular file (%s)", what, path, fi.Mode().Type())
+		return nil, notRegular(what, path, fi)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -30,3 +30,6 @@ func OpenFile(path, what string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// openNonblocking opens path for reading, following links.
+func openNonblocking(path string) (*os.File, error) { return os.Open(path) }

@@ -118,7 +118,15 @@ func skipSpace(s string, i int) int {
 // DepthExceeds reports whether data nests objects and arrays deeper than
 // max anywhere. It needs no valid JSON: it runs before validation, so that a
 // recursive parser never sees a hostile nesting.
-func DepthExceeds(data []byte, max int) bool {
+func DepthExceeds(data []byte, max int) bool { return depthExceeds(data, max, false) }
+
+// DepthExceedsJSONC is DepthExceeds for JSON with comments (JSONC, HuJSON:
+// the clients' settings files): a bracket or quote inside a // or /* */
+// comment neither counts nor hides what follows. On plain JSON it reads the
+// same as DepthExceeds.
+func DepthExceedsJSONC(data []byte, max int) bool { return depthExceeds(data, max, true) }
+
+func depthExceeds(data []byte, max int, comments bool) bool {
 	if len(data) <= max {
 		return false // each level takes a byte: too short to nest that deep
 	}
@@ -139,6 +147,24 @@ func DepthExceeds(data []byte, max int) bool {
 				if (i-1-k)%2 == 0 {
 					break
 				}
+			}
+		case '/':
+			if !comments || i+1 == len(data) {
+				continue
+			}
+			switch data[i+1] {
+			case '/':
+				j := bytes.IndexByte(data[i:], '\n')
+				if j < 0 {
+					return false
+				}
+				i += j
+			case '*':
+				j := bytes.Index(data[i+2:], []byte("*/"))
+				if j < 0 {
+					return false // unterminated: the parser reports it
+				}
+				i += j + 3
 			}
 		case '{', '[':
 			depth++

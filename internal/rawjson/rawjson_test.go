@@ -60,6 +60,34 @@ func TestDepthExceeds(t *testing.T) {
 		if got := DepthExceeds([]byte(c.doc), c.max); got != c.want {
 			t.Errorf("DepthExceeds(%.30q, %d) = %v", c.doc, c.max, got)
 		}
+		if got := DepthExceedsJSONC([]byte(c.doc), c.max); got != c.want {
+			t.Errorf("DepthExceedsJSONC(%.30q, %d) = %v (plain JSON reads the same)", c.doc, c.max, got)
+		}
+	}
+}
+
+// TestDepthExceedsJSONC: comments are skipped, not counted, and a quote in
+// one does not hide the nesting after it; "//" in a string is no comment.
+func TestDepthExceedsJSONC(t *testing.T) {
+	deep := strings.Repeat("[", 5) + strings.Repeat("]", 5)
+	for _, c := range []struct {
+		doc  string
+		want bool
+	}{
+		{"// [[[[[[[[\n[1]", false},
+		{"/* [[[[[[[[ */ [1]", false},
+		{"/* [[[[[[[[ *//**/ [1] // ]]]]", false},
+		{`// "` + "\n" + deep + ` // "`, true},
+		{`/* " */ ` + deep + ` /* " */`, true},
+		{`{"a": "//", "b": ` + deep + `}`, true},
+		{`{"a": "/*", "b": ` + deep + `, "c": "*/"}`, true},
+		{"[[/* unterminated [[[[[[[[", false},
+		{"[[// to the end [[[[[[[[", false},
+		{"[/", false},
+	} {
+		if got := DepthExceedsJSONC([]byte(c.doc), 4); got != c.want {
+			t.Errorf("DepthExceedsJSONC(%q, 4) = %v, want %v", c.doc, got, c.want)
+		}
 	}
 }
 

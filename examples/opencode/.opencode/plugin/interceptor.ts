@@ -13,16 +13,21 @@
 // Each field is applied by mutating `output` IN PLACE: OpenCode keeps its own
 // reference to output.args, so a reassigned object never reaches the server.
 //
-// Configure with environment variables (the binary reads every INTERCEPTOR_*
-// flag variable itself) or by editing the constants below:
+// Configure with environment variables (the binary reads the INTERCEPTOR_*
+// variables of the flags `interceptor --help` lists itself) or by editing the
+// constants below:
 //   INTERCEPTOR_BIN      path to the binary (default: "interceptor" on PATH)
 //   INTERCEPTOR_SERVER   the token server's name in opencode.json (comma-separated for several)
 //   INTERCEPTOR_REDACT=1 remove the token from results the model reads
 //   INTERCEPTOR_STATE_DIR, INTERCEPTOR_ARG, INTERCEPTOR_SKIP_TOOL, ... as for the CLI
-//   INTERCEPTOR_APPROVE=1 hold every tool call for a supervisor (interceptor approve,
-//                        docs/approvals.md); INTERCEPTOR_MATCH, INTERCEPTOR_TIMEOUT, ... as for the CLI
 //   INTERCEPTOR_DELIVER  the human tools server's name in opencode.json (comma-separated for
 //                        several): deliver a person's answers to parked calls (docs/human-tools.md)
+//
+// Approvals are on when APPROVE_ARGS (below) is not empty: `interceptor install`
+// with --approve fills it. No environment variable turns them on or narrows
+// them (approve refuses INTERCEPTOR_MATCH and the like). While APPROVE_ARGS is
+// empty, a set INTERCEPTOR_APPROVE (an earlier version of this shim read it)
+// refuses every call rather than let it run unasked.
 //
 // Approvals: before inject, `approve` may answer {"deny": "reason"} (this
 // plugin then throws an Error with that reason, so OpenCode does not run the
@@ -47,8 +52,8 @@ const BIN: string = "/usr/local/bin/interceptor"
 const ARGS: string[] = ["--server", "wf"]
 // Extra arguments for capture only, e.g. ["--redact"].
 const CAPTURE_ARGS: string[] = ["--redact"]
-// Arguments for approve; non-empty (or INTERCEPTOR_APPROVE=1) turns approvals on,
-// e.g. ["--match", "^wf_", "--timeout", "5m"].
+// Arguments for approve; non-empty turns approvals on, e.g.
+// ["--match", "^wf_", "--timeout", "5m"] (every tool: ["--timeout", "5m"]).
 const APPROVE_ARGS: string[] = []
 // Arguments for deliver: the human tools servers, then deliver's options, e.g.
 // ["--server", "human", "--state-dir", "/path"]. A --server here (or
@@ -56,7 +61,11 @@ const APPROVE_ARGS: string[] = []
 const DELIVER_ARGS: string[] = []
 
 function approveOn(): boolean {
-  return APPROVE_ARGS.length > 0 || process.env.INTERCEPTOR_APPROVE === "1"
+  if (APPROVE_ARGS.length === 0 && (process.env.INTERCEPTOR_APPROVE ?? "") !== "") {
+    throw new Error("interceptor: INTERCEPTOR_APPROVE is set but no longer read, so the call is refused: " +
+      "turn approvals on in the shim's APPROVE_ARGS (interceptor install with --approve fills it), or unset it")
+  }
+  return APPROVE_ARGS.length > 0
 }
 
 // Tools whose names cannot belong to a configured server skip the process
