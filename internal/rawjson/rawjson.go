@@ -184,8 +184,15 @@ func depthExceeds(data []byte, max int, comments bool) bool {
 func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
+	start := 0 // bytes since start need no escape: appended as one run
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		start = i + 1
+		switch c {
 		case '"', '\\':
 			dst = append(dst, '\\', c)
 		case '\b':
@@ -199,13 +206,10 @@ func AppendString(dst []byte, s string) []byte {
 		case '\t':
 			dst = append(dst, '\\', 't')
 		default:
-			if c < 0x20 {
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			} else {
-				dst = append(dst, c)
-			}
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
 
@@ -278,4 +282,56 @@ func mapStrings(raw, key string, track bool, fn func(s string, isKey, under bool
 		return raw, false
 	}
 	return string(append(out, raw[last:]...)), true
+}
+
+// MapRawStrings is MapStrings without the unescaping: fn gets each string's
+// inside as it stands in raw (escapes and all) and returns the new inside,
+// which must be valid as a JSON string's inside. A walk that has nothing to
+// replace in most strings (redaction: a held value is rare) skips the cost
+// of unescaping them, and fn decodes the few it must (Unquote).
+func MapRawStrings(raw string, fn func(inner string, isKey bool) (string, bool)) (string, bool) {
+	var out []byte
+	last, changed := 0, false
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end := StringEnd(raw, i)
+		if end <= i+1 || raw[end-1] != '"' {
+			break // unterminated
+		}
+		j := skipSpace(raw, end)
+		isKey := j < len(raw) && raw[j] == ':'
+		inner := raw[i+1 : end-1]
+		if repl, ok := fn(inner, isKey); ok && repl != inner {
+			if out == nil {
+				out = make([]byte, 0, len(raw)+64)
+			}
+			out = append(out, raw[last:i+1]...)
+			out = append(out, repl...)
+			out = append(out, '"')
+			last, changed = end, true
+		}
+		i = end - 1
+	}
+	if !changed {
+		return raw, false
+	}
+	return string(append(out, raw[last:]...)), true
+}
+
+// Unquote returns the string whose inside (as it stands in JSON text) is
+// inner.
+func Unquote(inner string) string {
+	if strings.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	return gjson.Parse(`"` + inner + `"`).Str
+}
+
+// QuoteInner is AppendString's output for s without the quotes: s as it
+// stands inside a JSON string.
+func QuoteInner(s string) string {
+	q := AppendString(make([]byte, 0, len(s)+2), s)
+	return string(q[1 : len(q)-1])
 }

@@ -2,6 +2,7 @@ package token
 
 import (
 	"errors"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"regexp"
 	"strings"
 	"testing"
@@ -348,4 +349,39 @@ func underKey(v gjson.Result, key string, under bool, fn func(string)) {
 	case v.Type == gjson.String && under:
 		fn(v.Str)
 	}
+}
+
+// FuzzRedactRawMatchesText: RedactNamed, which redacts strings where they
+// stand in the JSON text when it can (redactRaw), gives byte for byte what
+// unescaping every string, redacting it as text and escaping it again gives
+// (the way it used to work, kept here as the reference), for long and short
+// values, once and twice escaped, next to escapes and words.
+func FuzzRedactRawMatchesText(f *testing.F) {
+	f.Add(`{"t":"session_token: `+tokA+`\nnext"}`, tokA, "AB2CDE")
+	f.Add(`{"t":"sha 9f00AB2CDE77, index AB2CDE.\nAB2CDE\\nAB2CDE"}`, tokB, "AB2CDE")
+	f.Add(`{"t":"{\"session_token\":\"`+tokA+`\",\"x\":\"AB2CDE\"}"}`, tokA, "AB2CDE")
+	f.Add(`{"u":"abc\/def0123456789abcdefghij","v":"\\nAB2CDE\\\\AB2CDE"}`, "abc/def0123456789abcdefghij", "AB2CDE")
+	f.Add(`["a\"b0123456789abcdefghijk","n0123456789abcdefghijk \\n0123456789abcdefghijk"]`, `a"b0123456789abcdefghijk`, "n0123456789abcdefghijk")
+	f.Add(`{"k \u0041B2CDE":"\tAB2CDE\t"}`, tokA, "AB2CDE")
+	f.Fuzz(func(t *testing.T, raw, long, short string) {
+		if !gjson.Valid(raw) {
+			return
+		}
+		var sets []Named
+		if Validate(long) == nil && len(long) >= MinStandIn {
+			sets = append(sets, Named{Name: "session_token", Held: Held{long}})
+		}
+		if Validate(short) == nil && len(short) >= MinStandIn && short != long {
+			sets = append(sets, Named{Name: "session_index", Held: Held{short}})
+		}
+		got, gotChanged := RedactNamed(raw, sets)
+		toks := spell(sets)
+		want, wantChanged := raw, false
+		if len(toks) > 0 {
+			want, wantChanged = rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) { return redactText(s, toks) })
+		}
+		if got != want || gotChanged != wantChanged {
+			t.Fatalf("RedactNamed(%q, %q, %q):\n got %q (%v)\nwant %q (%v)", raw, long, short, got, gotChanged, want, wantChanged)
+		}
+	})
 }

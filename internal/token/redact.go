@@ -58,6 +58,10 @@ type spelledToken struct {
 	tok      string
 	label    string // the stand-in's label: the handle's name
 	whole    bool   // replaced only where it stands as a whole word (short values)
+	// raw1 and raw2 are the forms as they stand in JSON text once and twice
+	// escaped (a text block inside a result; a JSON text inside it): what
+	// redactRaw looks for without unescaping anything.
+	raw1, raw2 []string
 }
 
 func spell(sets []Named) []spelledToken {
@@ -70,6 +74,9 @@ func spell(sets []Named) []spelledToken {
 			st := spelledToken{forms: spellings(tok), tok: tok, shortest: len(tok), label: n.Name, whole: !IsLong(tok)}
 			for _, f := range st.forms {
 				st.shortest = min(st.shortest, len(f))
+				r1 := rawjson.QuoteInner(f)
+				st.raw1 = append(st.raw1, r1)
+				st.raw2 = append(st.raw2, rawjson.QuoteInner(r1))
 			}
 			out = append(out, st)
 		}
@@ -204,9 +211,150 @@ func RedactNamed(raw string, sets []Named) (string, bool) {
 	if len(toks) == 0 {
 		return raw, false
 	}
-	return rawjson.MapStrings(raw, func(s string, _ bool) (string, bool) {
-		return redactText(s, toks)
+	return rawjson.MapRawStrings(raw, func(inner string, _ bool) (string, bool) {
+		return redactRaw(inner, toks)
 	})
+}
+
+// redactRaw is redactText for one JSON string, given as it stands in the
+// JSON text (escaped), and returned the same way. A megabyte of text is not
+// unescaped and escaped again for nothing:
+//   - a string in which no form of any value stands, once or twice escaped
+//     (and no \u or \/ escape, which spell a character another way than
+//     the escaped forms do), holds none: it is left as it is;
+//   - a string that cannot be JSON text once unescaped (it does not start
+//     with '{' or '['), and holds no \u or \/, is redacted where it stands:
+//     a value's form occurs in the unescaped text exactly where its escaped
+//     form occurs in the raw text at a position no backslash escapes, and a
+//     stand-in's escaped form replaces it there (replaceRaw);
+//   - any other string is unescaped, redacted as text, and escaped again.
+//
+// FuzzRedactRawMatchesText holds the three ways to the same output.
+func redactRaw(inner string, toks []spelledToken) (string, bool) {
+	otherSpelling := strings.Contains(inner, `\u`) || strings.Contains(inner, `\/`)
+	if !otherSpelling && !rawHolds(inner, toks) {
+		return "", false
+	}
+	if !otherSpelling && !mayBeJSON(inner) {
+		return replaceRaw(inner, toks)
+	}
+	red, ok := redactText(rawjson.Unquote(inner), toks)
+	if !ok {
+		return "", false
+	}
+	return rawjson.QuoteInner(red), true
+}
+
+// rawHolds reports whether a form of a value stands in the raw inside of a
+// JSON string, once or twice escaped.
+func rawHolds(inner string, toks []spelledToken) bool {
+	for _, st := range toks {
+		for i := range st.raw1 {
+			if strings.Contains(inner, st.raw1[i]) || strings.Contains(inner, st.raw2[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayBeJSON reports whether the string whose raw inside is inner could be
+// JSON text once unescaped (redactText then redacts it as JSON): its first
+// character after white space is '{' or '[', or cannot be told without
+// decoding (a non-ASCII byte, which may be a Unicode space).
+func mayBeJSON(inner string) bool {
+	for i := 0; i < len(inner); i++ {
+		switch c := inner[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		case c == '\\' && i+1 < len(inner) && strings.IndexByte("ntrf", inner[i+1]) >= 0:
+			i++ // an escaped white space
+		default:
+			return c == '{' || c == '[' || c >= 0x80
+		}
+	}
+	return false
+}
+
+// replaceRaw is redactSpelled on the raw inside of a JSON string that holds
+// no \u or \/ escape, without unescaping it: each value's forms, in the same
+// order, replaced where their escaped forms stand at a position no
+// backslash escapes (an even number of backslashes before it), a short value
+// only where it stands as a whole word of the unescaped text.
+func replaceRaw(inner string, toks []spelledToken) (string, bool) {
+	changed := false
+	for _, st := range toks {
+		stand := ""
+		for _, rf := range st.raw1 {
+			if !strings.Contains(inner, rf) {
+				continue
+			}
+			if stand == "" {
+				stand = rawjson.QuoteInner(StandIn(st.label, st.tok))
+			}
+			var did bool
+			inner, did = replaceEscaped(inner, rf, stand, st.whole)
+			changed = changed || did
+		}
+	}
+	return inner, changed
+}
+
+// replaceEscaped replaces the occurrences of f in the raw inside s of a
+// JSON string that start at a character of their own (not inside an escape);
+// with whole, only those whose unescaped neighbours do not continue a word
+// (see replaceWhole).
+func replaceEscaped(s, f, repl string, whole bool) (string, bool) {
+	var b strings.Builder
+	last, changed := 0, false
+	for from := 0; from <= len(s)-len(f); {
+		i := strings.Index(s[from:], f)
+		if i < 0 {
+			break
+		}
+		i += from
+		end := i + len(f)
+		if backslashesBefore(s, i)%2 == 1 || whole && (wordBefore(s, i) && isWordByte(f[0]) || wordAt(s, end) && isWordByte(f[len(f)-1])) {
+			from = i + 1
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(repl)
+		last, from, changed = end, end, true
+	}
+	if !changed {
+		return s, false
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}
+
+// backslashesBefore counts the backslashes right before s[i].
+func backslashesBefore(s string, i int) int {
+	n := 0
+	for i-n-1 >= 0 && s[i-n-1] == '\\' {
+		n++
+	}
+	return n
+}
+
+// wordBefore reports whether the unescaped character before the one at s[i]
+// (an unescaped position) is a word byte: an escape's character never is
+// (they decode to quotes, slashes, backslashes and control characters).
+func wordBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	p := i - 1
+	if s[p] == '\\' || backslashesBefore(s, p)%2 == 1 {
+		return false
+	}
+	return isWordByte(s[p])
+}
+
+// wordAt reports whether the unescaped character at s[i] (an unescaped
+// position) is a word byte.
+func wordAt(s string, i int) bool {
+	return i < len(s) && s[i] != '\\' && isWordByte(s[i])
 }
 
 // MaskedJSON is raw as a person or a parent agent may see it: every held
