@@ -9,6 +9,7 @@ package rawjson
 import (
 	"bytes"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -281,7 +282,7 @@ func mapStrings(raw, key string, track bool, fn func(s string, isKey, under bool
 	if !changed {
 		return raw, false
 	}
-	return string(append(out, raw[last:]...)), true
+	return ownedString(append(out, raw[last:]...)), true
 }
 
 // MapRawStrings is MapStrings without the unescaping: fn gets each string's
@@ -317,8 +318,13 @@ func MapRawStrings(raw string, fn func(inner string, isKey bool) (string, bool))
 	if !changed {
 		return raw, false
 	}
-	return string(append(out, raw[last:]...)), true
+	return ownedString(append(out, raw[last:]...)), true
 }
+
+// ownedString is b as a string, without a copy: b must be a buffer nobody
+// else holds, never written to again (a megabyte result is copied once, not
+// twice).
+func ownedString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Unquote returns the string whose inside (as it stands in JSON text) is
 // inner.

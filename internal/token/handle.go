@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -413,6 +414,11 @@ func (s *Spec) Mint(tool string, r Result) (Minted, error) {
 					return Minted{}, fmt.Errorf("the %s value in %s is not a number; nothing stored", s.Name, m.Where)
 				}
 			}
+		}
+		// A value may be a substring of the result, whose buffer the caller
+		// reuses (the proxy's line reader): what is held is its own copy.
+		for i, v := range m.Values {
+			m.Values[i] = strings.Clone(v)
 		}
 		return m, nil
 	}

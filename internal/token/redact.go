@@ -306,6 +306,7 @@ func replaceRaw(inner string, toks []spelledToken) (string, bool) {
 func replaceEscaped(s, f, repl string, whole bool) (string, bool) {
 	var b strings.Builder
 	last, changed := 0, false
+	grown := false
 	for from := 0; from <= len(s)-len(f); {
 		i := strings.Index(s[from:], f)
 		if i < 0 {
@@ -316,6 +317,10 @@ func replaceEscaped(s, f, repl string, whole bool) (string, bool) {
 		if backslashesBefore(s, i)%2 == 1 || whole && (wordBefore(s, i) && isWordByte(f[0]) || wordAt(s, end) && isWordByte(f[len(f)-1])) {
 			from = i + 1
 			continue
+		}
+		if !grown {
+			b.Grow(len(s) + 2*len(repl))
+			grown = true
 		}
 		b.WriteString(s[last:i])
 		b.WriteString(repl)
