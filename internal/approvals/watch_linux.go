@@ -19,7 +19,7 @@ type watcher struct {
 	f *os.File // the inotify fd, in Go's poller (deadlines work)
 }
 
-func (s *Store) watch() (*watcher, error) { return watchDir(s.Dir()) }
+func (s *Store) watch() (*watcher, error) { return watchDir(s.openDir()) }
 
 func watchDir(dir string) (*watcher, error) {
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
