@@ -33,8 +33,8 @@ const (
 	// tailChunk is the first read from the end of the log; it doubles
 	// while the last event's line does not fit.
 	tailChunk = 8 << 10
-	// scanWindow is where bisection stops and reading goes line by line.
-	scanWindow = 32 << 10
+	// scanWindow is where bisection stops and the rest is read at once.
+	scanWindow = 16 << 10
 )
 
 // offsets remembers, per chat, where the last read stopped: the offset of
@@ -138,7 +138,7 @@ func tail(f io.ReaderAt, size int64) (last Event, ok bool, end int64, err error)
 // lineAt reads the complete line starting at off, without its newline, and
 // the offset after it; ok false when no complete line starts there.
 func lineAt(f io.ReaderAt, off, size int64) (line []byte, next int64, ok bool, err error) {
-	for chunk, pos := int64(4<<10), off; pos < size; chunk = min(chunk*2, 1<<20) {
+	for chunk, pos := int64(1<<10), off; pos < size; chunk = min(chunk*2, 1<<20) {
 		b := make([]byte, min(chunk, size-pos))
 		n, err := f.ReadAt(b, pos)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -201,7 +201,10 @@ func offsetOf(f io.ReaderAt, seq int, end int64) (int64, error) {
 			hi = at
 		}
 	}
-	for lo < hi {
+	if hi-lo <= 1<<20 {
+		return scan(f, seq, lo, hi)
+	}
+	for lo < hi { // a window of long lines: one at a time
 		ev, at, next, ok, err := eventAfter(f, lo, hi, end)
 		if err != nil {
 			return 0, err
@@ -213,6 +216,30 @@ func offsetOf(f io.ReaderAt, seq int, end int64) (int64, error) {
 			return at, nil
 		}
 		lo = next
+	}
+	return hi, nil
+}
+
+// scan reads the lines from lo to hi (a line start, or the end of the
+// complete lines) at once and returns the offset of the first whose seq is
+// at least seq, or hi. It reads each line's seq without checking the rest:
+// a line that is not an event can only make it stop early, and Events,
+// which reads on from here, skips what is not an event before from.
+func scan(f io.ReaderAt, seq int, lo, hi int64) (int64, error) {
+	b := make([]byte, hi-lo)
+	n, err := f.ReadAt(b, lo)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	for off, rest := lo, b[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		if v := gjson.GetBytes(rest[:i], "seq"); v.Type == gjson.Number && int(v.Int()) >= seq {
+			return off, nil
+		}
+		off, rest = off+int64(i)+1, rest[i+1:]
 	}
 	return hi, nil
 }
@@ -274,7 +301,7 @@ func (c *Chat) Events(from, limit int) ([]Event, error) {
 		}
 	}
 	out := []Event{}
-	br := bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), 64<<10)
+	br := bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), int(min(max(end-off, 16), 64<<10)))
 	for limit <= 0 || len(out) < limit {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
