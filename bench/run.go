@@ -185,7 +185,7 @@ type stats struct {
 
 func summarize(c *candidate) stats {
 	ss := c.samples
-	if len(ss) == 0 || len(c.rssKiB) == 0 {
+	if len(ss) == 0 {
 		return stats{}
 	}
 	walls := make([]time.Duration, len(ss))
@@ -196,16 +196,18 @@ func summarize(c *candidate) stats {
 	rss := slices.Sorted(slices.Values(c.rssKiB))
 	slices.Sort(walls)
 	slices.Sort(cpus)
-	return stats{
-		hwmKiB:    c.hwmKiB,
-		median:    quantile(walls, 0.5),
-		p90:       quantile(walls, 0.9),
-		min:       walls[0],
-		cpu:       quantile(cpus, 0.5),
-		rssKiB:    rss[len(rss)-1],
-		rssMedKiB: quantile(rss, 0.5),
-		n:         len(ss),
+	st := stats{
+		hwmKiB: c.hwmKiB,
+		median: quantile(walls, 0.5),
+		p90:    quantile(walls, 0.9),
+		min:    walls[0],
+		cpu:    quantile(cpus, 0.5),
+		n:      len(ss),
 	}
+	if len(rss) > 0 { // none when measured without rssRuns
+		st.rssKiB, st.rssMedKiB = rss[len(rss)-1], quantile(rss, 0.5)
+	}
+	return st
 }
 
 // quantile of sorted xs, nearest rank.
