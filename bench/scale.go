@@ -472,39 +472,32 @@ func (c *mcpConn) close() {
 	}
 }
 
-// measureCalls runs every call warm+n times in rounds, each round in a new
-// random order (the budget as in measure).
+// measureCalls runs every call warm+n times in rounds (see inRounds).
 func measureCalls(calls []*callRow, warm, n int, budget time.Duration, rng *rand.Rand) error {
-	start := time.Now()
-	for r := 0; r < warm+n; r++ {
-		if budget > 0 && r >= warm+minRounds && time.Since(start) > budget {
-			break
-		}
-		for _, i := range rng.Perm(len(calls)) {
-			c := calls[i]
-			var d time.Duration
-			if c.tool == "" {
-				t0 := time.Now()
-				if _, err := c.conn.request("tools/list", `{}`); err != nil {
-					return err
-				}
-				d = time.Since(t0)
-			} else {
-				text, took, err := c.conn.call(c.tool, c.args)
-				if err != nil {
-					return fmt.Errorf("%s (%s): %v", c.name, c.note, err)
-				}
-				if err := c.check(text); err != nil {
-					return fmt.Errorf("%s (%s): %v", c.name, c.note, err)
-				}
-				d = took
+	return inRounds(len(calls), warm, n, budget, rng, func(i int, keep bool) error {
+		c := calls[i]
+		var d time.Duration
+		if c.tool == "" {
+			t0 := time.Now()
+			if _, err := c.conn.request("tools/list", `{}`); err != nil {
+				return err
 			}
-			if r >= warm {
-				c.samples = append(c.samples, d)
+			d = time.Since(t0)
+		} else {
+			text, took, err := c.conn.call(c.tool, c.args)
+			if err == nil {
+				err = c.check(text)
 			}
+			if err != nil {
+				return fmt.Errorf("%s (%s): %v", c.name, c.note, err)
+			}
+			d = took
 		}
-	}
-	return nil
+		if keep {
+			c.samples = append(c.samples, d)
+		}
+		return nil
+	})
 }
 
 // benchWakes times a long poll's wake: pending with wait_seconds blocks on

@@ -171,3 +171,36 @@ func TestStaleAndLeftoversLeaveOpen(t *testing.T) {
 		t.Errorf("leftover after retire: %+v", got)
 	}
 }
+
+// TestQueueDirsChecked: open/ and history/ are held to the queue dir's
+// rules (a 0755 one is refused), and a history/ removed by hand is made
+// again without hiding what is open.
+func TestQueueDirsChecked(t *testing.T) {
+	q := newStore(t)
+	live := enqueue(t, q, "live")
+	for _, d := range []string{"open", "history"} {
+		dir := filepath.Join(q.Dir(), d)
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.Pending(); err == nil || !strings.Contains(err.Error(), d) {
+			t.Errorf("pending with %s/ open to others: %v", d, err)
+		}
+		if _, err := q.Enqueue(Request{Tool: "x"}); err == nil {
+			t.Errorf("enqueue with %s/ open to others accepted", d)
+		}
+		os.Chmod(dir, 0o700)
+	}
+	if err := os.RemoveAll(filepath.Join(q.Dir(), "history")); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := q.Pending(); err != nil || len(rs) != 1 || rs[0].ID != live.ID {
+		t.Fatalf("pending without history/: %+v %v", rs, err)
+	}
+	if _, err := q.Decide(live.ID, Decision{By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := q.Get(live.ID); err != nil || got.Status != Denied {
+		t.Fatalf("decided after history/ came back: %+v %v", got, err)
+	}
+}

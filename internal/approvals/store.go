@@ -159,7 +159,14 @@ func (s *Store) check() error {
 	if err != nil {
 		return err
 	}
-	return privfs.CheckDir(s.historyDir())
+	err = privfs.CheckDir(s.historyDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed by hand: the open requests still count.
+		if err = os.Mkdir(s.historyDir(), 0o700); err == nil || errors.Is(err, fs.ErrExist) {
+			err = privfs.CheckDir(s.historyDir())
+		}
+	}
+	return err
 }
 
 // migrate makes open/ and history/, moving the records of the one-dir
