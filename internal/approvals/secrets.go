@@ -37,9 +37,10 @@ type Secrets struct {
 // tools server of Codex, Gemini CLI or OpenCode) Held is the servers'
 // current tokens (what a call without a session gets injected) and Others
 // every token the store holds, of every session: that reads every record,
-// once per question, off any hook's path. Files that cannot be read are
-// left out: the values under key are masked all the same, and doctor
-// reports the files.
+// once per question. The approve hook and permit always know their session
+// (every client observed sends it), so their cost stays per server. Files
+// that cannot be read are left out: the values under key are masked all
+// the same, and doctor reports the files.
 func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 	if key == "" {
 		key = DefaultKey

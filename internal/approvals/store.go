@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -556,7 +557,8 @@ func (s *Store) History(limit int, before string) (HistoryPage, error) {
 	return page, nil
 }
 
-// ids lists the record ids in dirs, sorted.
+// ids lists the record ids in dirs, sorted, each once (one moved from
+// open/ to history/ between the two listings is in both).
 func (s *Store) ids(dirs ...string) ([]string, error) {
 	var ids []string
 	for _, d := range dirs {
@@ -571,7 +573,7 @@ func (s *Store) ids(dirs ...string) ([]string, error) {
 		}
 	}
 	sort.Strings(ids)
-	return ids, nil
+	return slices.Compact(ids), nil
 }
 
 // readAll reads the records of ids (skipping those gone meanwhile), oldest
