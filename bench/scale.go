@@ -644,7 +644,7 @@ func (r *report) writeScale(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nCalls to long-lived `interceptor mcp --role supervisor` servers (request written to reply read), %d rounds, interleaved:\n\n", len(s.calls[0].samples))
 	writeCalls(w, s.calls)
-	fmt.Fprintf(w, "\nLong-poll wakes: `pending` with wait_seconds blocks on an empty queue; a request is queued; time to the reply read. The floor is a process woken by inotify on a rename, to its line read:\n\n")
+	fmt.Fprintf(w, "\nLong-poll wakes: `pending` with wait_seconds blocks on an empty queue; a request is queued; time from Enqueue's return (just after its rename and lock release; a reply already waiting reads as a few µs) to the reply read. The floor is a process woken by inotify, from the rename's return to its line read:\n\n")
 	writeCalls(w, s.wakes)
 	fmt.Fprintf(w, "\nAn idle long poll (`poll` with wait_seconds %.0f on the running %d-event chat, nothing new): the server used %.3f%% of a core.\n\n", s.idleFor.Seconds(), s.sizes.events, 100*s.idleCPU)
 
