@@ -3,15 +3,16 @@
 // (the hooks that wait, the supervisors that decide).
 //
 // The package in files: store.go is the queue (Enqueue, Get, Decide,
-// Expire, Pending, History, List, Wait, Watch, Prune); ask.go is the one way a tool call is decided
-// (Store.Ask: rules, else a queued request and its wait), used by the
-// approve hook and the MCP permit tool alike; input.go is the human tools'
-// questions, answered with text, on the same queue; secrets.go keeps the
-// child's tokens out of records (stand-ins), gives them back to a
-// supervisor's new input, and masks views again (Viewer); view.go renders what the model wrote for a
-// person (Visible, VisibleJSON, InputLines); who.go names the deciding
-// process (Decider); watch_*.go wake waiters (inotify, else a poll), and
-// dirwatch.go lends that to other packages (DirWatcher).
+// Expire, Pending, History, List, Wait, Watch, Prune); ask.go is the one way
+// a tool call is decided (Store.Ask: rules, else a queued request and its
+// wait), used by the approve hook and the MCP permit tool alike; input.go
+// is the human tools' questions, answered with text, on the same queue;
+// secrets.go keeps the child's tokens out of records (stand-ins), gives
+// them back to a supervisor's new input, and masks views again (Viewer);
+// view.go renders what the model wrote for a person (Visible, VisibleJSON,
+// InputLines); who.go names the deciding process (Decider); watch_*.go wake
+// waiters (inotify, else a poll), and dirwatch.go lends that to other
+// packages (DirWatcher).
 //
 // Layout (dirs 0700, files 0600, never symlinks, owned by the user):
 //
