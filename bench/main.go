@@ -41,6 +41,7 @@ type config struct {
 	out        string
 	seed       uint64
 	phases     map[string]bool
+	binary     string // a prebuilt interceptor to measure instead of building one
 }
 
 func main() {
@@ -73,7 +74,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&cfg.out, "o", "", "also write the report to this file")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "seed of the run order (default from the clock)")
 	fs.DurationVar(&cfg.budget, "budget", 0, "stop starting rounds of a phase after this long, once 3 are measured (default none, smoke 6s)")
-	phases := fs.String("phases", "typical,sizes,trace,conc", "which parts to run")
+	phases := fs.String("phases", "typical,sizes,trace,conc,scale", "which parts to run")
+	fs.StringVar(&cfg.binary, "interceptor", "", "measure this interceptor binary instead of building one (an older build, for before and after figures)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -114,10 +116,10 @@ func parseFlags(args []string) (*config, error) {
 	cfg.phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "typical", "sizes", "trace", "conc":
+		case "typical", "sizes", "trace", "conc", "scale":
 			cfg.phases[p] = true
 		default:
-			return nil, fmt.Errorf("unknown phase %q (want typical, sizes, trace, conc)", p)
+			return nil, fmt.Errorf("unknown phase %q (want typical, sizes, trace, conc, scale)", p)
 		}
 	}
 	if cfg.seed == 0 {
@@ -128,9 +130,9 @@ func parseFlags(args []string) (*config, error) {
 
 // bins are the programs under test, built as releases are built.
 type bins struct {
-	interceptor, floorRead, floorAtomic, spawn string
-	goVersion                                  string
-	node, nodeVersion, nodeScript              string
+	interceptor, floorRead, floorAtomic, floorWake, spawn string
+	goVersion                                             string
+	node, nodeVersion, nodeScript                         string
 }
 
 func run(cfg *config) error {
@@ -194,6 +196,12 @@ func run(cfg *config) error {
 			return err
 		}
 	}
+	if cfg.phases["scale"] {
+		progress("scale: seeding token sessions, decided approvals and chats")
+		if rep.scale, err = benchScale(cfg, b, fx, rng); err != nil {
+			return err
+		}
+	}
 	rep.elapsed = time.Since(began)
 	rep.machine.loadEnd = loadAvg()
 	progress("done")
@@ -235,14 +243,25 @@ func build(root string, cfg *config) (*bins, error) {
 		interceptor: filepath.Join(cfg.workDir, "bin", "interceptor"),
 		floorRead:   filepath.Join(cfg.workDir, "bin", "floor-read"),
 		floorAtomic: filepath.Join(cfg.workDir, "bin", "floor-atomic"),
+		floorWake:   filepath.Join(cfg.workDir, "bin", "floor-wake"),
 		spawn:       filepath.Join(cfg.workDir, "bin", "spawn"),
 	}
-	for pkg, out := range map[string]string{
+	pkgs := map[string]string{
 		"./cmd/interceptor":     b.interceptor,
 		"./bench/floors/read":   b.floorRead,
 		"./bench/floors/atomic": b.floorAtomic,
+		"./bench/floors/wake":   b.floorWake,
 		"./bench/spawn":         b.spawn,
-	} {
+	}
+	if cfg.binary != "" {
+		abs, err := filepath.Abs(cfg.binary)
+		if err != nil {
+			return nil, err
+		}
+		b.interceptor = abs
+		delete(pkgs, "./cmd/interceptor")
+	}
+	for pkg, out := range pkgs {
 		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -34,6 +34,7 @@ type report struct {
 	sizes   []*sizeRow
 	trace   *initTrace
 	conc    *concResult
+	scale   *scaleResult
 	elapsed time.Duration
 	verdict []verdict
 }
@@ -158,8 +159,9 @@ func (r *report) write(w io.Writer) {
 	r.writeSizes(w)
 	r.writeConc(w)
 	r.writeTrace(w)
+	r.writeScale(w)
 
-	fmt.Fprintf(w, "## Targets (issue 5)\n\n| target | this run | result |\n|---|---|---|\n")
+	fmt.Fprintf(w, "## Targets (issue 5, and issue 25 where marked)\n\n| target | this run | result |\n|---|---|---|\n")
 	for _, v := range r.verdict {
 		fmt.Fprintf(w, "| %s | %s | %s |\n", v.target, v.figure, v.result)
 	}

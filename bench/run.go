@@ -147,25 +147,37 @@ func firstLine(s string) string {
 // as minRounds rounds were measured: a loaded machine then yields fewer
 // runs, not a slower CI. The report prints how many runs each figure has.
 func measure(cands []*candidate, warm, n, rssRuns int, budget time.Duration, rng *rand.Rand) error {
+	err := inRounds(len(cands), warm, n, budget, rng, func(i int, keep bool) error {
+		s, _, err := runOnce(cands[i])
+		if err == nil && keep {
+			cands[i].samples = append(cands[i].samples, s)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for r := 0; r < rssRuns; r++ {
+		for _, i := range rng.Perm(len(cands)) {
+			if err := rssOnce(cands[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inRounds calls do once per item per round, in a new random order each
+// round, for warm+n rounds; keep is false in the warm rounds. With a budget,
+// no round starts once it is spent and minRounds were measured.
+func inRounds(items, warm, n int, budget time.Duration, rng *rand.Rand, do func(i int, keep bool) error) error {
 	start := time.Now()
 	for r := 0; r < warm+n; r++ {
 		if budget > 0 && r >= warm+minRounds && time.Since(start) > budget {
 			break
 		}
-		for _, i := range rng.Perm(len(cands)) {
-			c := cands[i]
-			s, _, err := runOnce(c)
-			if err != nil {
-				return err
-			}
-			if r >= warm {
-				c.samples = append(c.samples, s)
-			}
-		}
-	}
-	for r := 0; r < rssRuns; r++ {
-		for _, i := range rng.Perm(len(cands)) {
-			if err := rssOnce(cands[i]); err != nil {
+		for _, i := range rng.Perm(items) {
+			if err := do(i, r >= warm); err != nil {
 				return err
 			}
 		}
@@ -185,7 +197,7 @@ type stats struct {
 
 func summarize(c *candidate) stats {
 	ss := c.samples
-	if len(ss) == 0 || len(c.rssKiB) == 0 {
+	if len(ss) == 0 {
 		return stats{}
 	}
 	walls := make([]time.Duration, len(ss))
@@ -196,16 +208,18 @@ func summarize(c *candidate) stats {
 	rss := slices.Sorted(slices.Values(c.rssKiB))
 	slices.Sort(walls)
 	slices.Sort(cpus)
-	return stats{
-		hwmKiB:    c.hwmKiB,
-		median:    quantile(walls, 0.5),
-		p90:       quantile(walls, 0.9),
-		min:       walls[0],
-		cpu:       quantile(cpus, 0.5),
-		rssKiB:    rss[len(rss)-1],
-		rssMedKiB: quantile(rss, 0.5),
-		n:         len(ss),
+	st := stats{
+		hwmKiB: c.hwmKiB,
+		median: quantile(walls, 0.5),
+		p90:    quantile(walls, 0.9),
+		min:    walls[0],
+		cpu:    quantile(cpus, 0.5),
+		n:      len(ss),
 	}
+	if len(rss) > 0 { // none when measured without rssRuns
+		st.rssKiB, st.rssMedKiB = rss[len(rss)-1], quantile(rss, 0.5)
+	}
+	return st
 }
 
 // quantile of sorted xs, nearest rank.

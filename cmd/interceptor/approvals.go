@@ -58,6 +58,7 @@ func newApprovalsListCmd(io *streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			rs = q.Viewer().Requests(rs)
 			if asJSON {
 				for _, r := range rs {
 					fmt.Fprintln(io.Out, r.JSON())
@@ -132,7 +133,7 @@ func newApprovalsShowCmd(io *streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(io.Out, r.JSON())
+			fmt.Fprintln(io.Out, q.Viewer().Request(r).JSON())
 			return nil
 		},
 	}
@@ -326,10 +327,11 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 	}
 	fmt.Fprintln(out, "watching for approval requests (a = allow, d = deny, s = skip, v = view the whole input, q = quit)")
 	refresh := func() error {
-		rs, err := q.List(approvals.Filter{Pending: true})
+		rs, err := q.Pending()
 		if err != nil {
 			return err
 		}
+		rs = q.Viewer().Requests(rs)
 		now := time.Now()
 		pending := map[string]bool{}
 		for _, r := range rs {
@@ -405,6 +407,7 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 					asking = ""
 					break
 				}
+				r = q.Viewer().Request(r)
 				fmt.Fprintln(out)
 				for _, l := range r.InputLines(watchWidth) {
 					fmt.Fprintf(out, "    %s\n", l)

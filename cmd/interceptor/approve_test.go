@@ -413,7 +413,7 @@ func TestSupervisorNeverReadsTheToken(t *testing.T) {
 			views["mcp "+tool.Name] = res.Text
 		}
 	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "approvals", id+".json"))
+	raw, _ := os.ReadFile(filepath.Join(dir, "approvals", "open", id+".json"))
 	views["the record on disk"] = string(raw)
 	for name, v := range views {
 		for _, secret := range []string{tok, older, "notheld-ABCdef0123456789"} {
@@ -446,5 +446,49 @@ func TestSupervisorNeverReadsTheToken(t *testing.T) {
 	out, _, _ = wait()
 	if gjson.Get(out, "hookSpecificOutput.permissionDecision").Str != "deny" || !strings.Contains(out, "holds no value with handle") {
 		t.Fatalf("an unknown stand-in: %s", out)
+	}
+}
+
+// TestViewsMaskWhatIsHeldNow: a record holding a token in clear (queued
+// before its session captured it, or by an earlier version) shows a
+// stand-in in every view, for the tokens its session holds now and every
+// server's current one.
+func TestViewsMaskWhatIsHeldNow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	const mine, latest = "MINEtok0123456789abcdefghijkl", "LATESTtok0123456789abcdefghij"
+	r, err := q.Enqueue(approvals.Request{Session: "S", Tool: "t", Input: `{"a":"` + mine + `","b":"` + latest + `"}`, Deadline: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _ := q.Enqueue(approvals.Request{Tool: "t", Input: `{"b":"` + latest + `"}`, Deadline: time.Now().Add(time.Minute)})
+	if _, err := q.Decide(done.ID, approvals.Decision{Allow: true, UpdatedInput: `{"b":"` + latest + `"}`, Message: "ok " + latest, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	st := state.New(dir)
+	for _, rec := range []state.Record{{Server: "wf", Session: "S", Token: mine}, {Server: "other", Session: "T", Token: latest}} {
+		if err := st.Put(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	views := map[string]string{}
+	for _, args := range [][]string{{"list"}, {"list", "--json"}, {"list", "--all", "--json"}, {"show", r.ID}, {"show", done.ID}} {
+		views[strings.Join(args, " ")], _ = cli(t, append(append([]string{"approvals"}, args...), "--state-dir", dir)...)
+	}
+	for _, tool := range mcpserver.SupervisorTools(q, "") {
+		if tool.Name != "respond" {
+			res, _ := tool.Call(context.Background(), gjson.Parse(`{}`))
+			views["mcp "+tool.Name] = res.Text
+		}
+	}
+	for name, v := range views {
+		for _, secret := range []string{mine, latest} {
+			if strings.Contains(v, secret) {
+				t.Errorf("%s shows the token %s:\n%s", name, secret, v)
+			}
+		}
+	}
+	if !strings.Contains(views["show "+r.ID], token.StandIn("session_token", mine)) {
+		t.Errorf("show lacks the stand-in: %s", views["show "+r.ID])
 	}
 }

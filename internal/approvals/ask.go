@@ -88,7 +88,7 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
 	}
 	secrets := LoadSecrets(c.Tokens, c.Session, c.Key)
 	req, err := s.Enqueue(Request{
-		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: secrets.mask(c.Input),
+		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: secrets.Mask(c.Input),
 		Deadline: time.Now().Add(p.Timeout), Origin: c.Origin,
 		Chat: c.Chat, ToolUseID: c.ToolUseID,
 	})

@@ -3,28 +3,35 @@
 // (the hooks that wait, the supervisors that decide).
 //
 // The package in files: store.go is the queue (Enqueue, Get, Decide,
-// Expire, List, Wait, Prune); ask.go is the one way a tool call is decided
-// (Store.Ask: rules, else a queued request and its wait), used by the
-// approve hook and the MCP permit tool alike; input.go is the human tools'
-// questions, answered with text, on the same queue; secrets.go keeps the
-// child's tokens out of records (stand-ins) and gives them back to a
-// supervisor's new input; view.go renders what the model wrote for a
-// person (Visible, VisibleJSON, InputLines); who.go names the deciding
-// process (Decider); watch_*.go wake waiters (inotify, else a poll), and
-// dirwatch.go lends that to other packages (DirWatcher).
+// Expire, Pending, History, List, Wait, Watch, Prune); ask.go is the one way
+// a tool call is decided (Store.Ask: rules, else a queued request and its
+// wait), used by the approve hook and the MCP permit tool alike; input.go
+// is the human tools' questions, answered with text, on the same queue;
+// secrets.go keeps the child's tokens out of records (stand-ins), gives
+// them back to a supervisor's new input, and masks views again (Viewer);
+// view.go renders what the model wrote for a person (Visible, VisibleJSON,
+// InputLines); who.go names the deciding process (Decider); watch_*.go wake
+// waiters (inotify, else a poll), and dirwatch.go lends that to other
+// packages (DirWatcher).
 //
 // Layout (dirs 0700, files 0600, never symlinks, owned by the user):
 //
-//	approvals/<id>.json   one request and, once decided, its decision
-//	approvals/.lock       serializes every change to a record
+//	approvals/open/<id>.json      a request someone waits on: pending, or a
+//	                              parked question's answer not yet delivered
+//	approvals/history/<id>.json   every other request, with its decision
+//	approvals/.lock               serializes every change to a record
 //
 // A record is created once and changed only under the lock, by writing a
-// temp file and renaming it over the old one, so a reader (which takes no
-// lock) sees the old or the new record, never a torn one. A decision and a
-// waiter's timeout race under the same lock: exactly one of them wins, and
-// a second decision is reported, never applied.
+// temp file in open/ and renaming it over the old one, so a reader (which
+// takes no lock) sees the old or the new record, never a torn one; a
+// request no longer open then moves to history/ by one more rename. Pending,
+// the prompt hook's delivery and the long polls read open/ only, so their
+// cost does not grow with the history. The one-dir layout of earlier
+// versions (approvals/<id>.json) is migrated on first use (migrate). A
+// decision and a waiter's timeout race under the same lock: exactly one of
+// them wins, and a second decision is reported, never applied.
 //
-// Waiters wake on a change of the directory (inotify on Linux, a 50 ms poll
+// Waiters wake on a change of open/ (inotify on Linux, a 50 ms poll
 // elsewhere), and read their record once more after the watch is set up, so
 // a decision landing between enqueue and watch is never missed.
 package approvals

@@ -129,12 +129,19 @@ func (s *Store) EndInputs(match func(Request) bool, by string) ([]Request, error
 	})
 }
 
-// settleInputs applies change to every input request want accepts, under
-// the lock, and returns the changed requests oldest first. It reads the
-// queue once without the lock first, so a prompt hook with nothing to
-// deliver never waits for the lock.
+// settleInputs applies change to every open input request want accepts
+// (pending, or answered and parked), under the lock, and returns the changed
+// requests oldest first. It reads open/ once without the lock first, so a
+// prompt hook with nothing to deliver never waits for the lock, and never
+// reads the history.
 func (s *Store) settleInputs(want func(Request) bool, change func(*Request, time.Time)) ([]Request, error) {
-	all, err := s.List(Filter{})
+	if err := s.check(); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	all, err := s.listOpen()
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +158,7 @@ func (s *Store) settleInputs(want func(Request) bool, change func(*Request, time
 	err = s.locked(func() error {
 		now := s.clock()
 		for _, id := range ids {
-			r, err := readRequest(s.path(id))
+			r, err := readRequest(s.openPath(id))
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}

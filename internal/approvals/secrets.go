@@ -15,20 +15,32 @@ const DefaultKey = "session_token"
 // tokens. A supervisor (a person, or a parent agent's model) reads the
 // record, so the record holds stand-ins instead (token.MaskedJSON), while
 // the call itself keeps the real tokens; a stand-in in the supervisor's new
-// input gets its token back (token.ResolveStandIns).
+// input gets its token back (token.ResolveStandIns), but only one of Held.
 type Secrets struct {
 	// Key is the token argument: every value under it is shown as a
 	// stand-in, held or not.
 	Key string
 	// Held is the tokens the store holds for the call's session, on any
-	// server, newest first.
+	// server, newest first: masked, and the only tokens a stand-in in the
+	// supervisor's new input resolves to.
 	Held token.Held
+	// Others are more tokens the record masks but a stand-in never
+	// resolves to: other sessions' (see LoadSecrets).
+	Others token.Held
 }
 
-// LoadSecrets reads the tokens the store holds for session, on every
-// server (with session "", the servers' current tokens: what a call without
-// a session gets injected). Files that cannot be read are left out: the
-// values under key are masked all the same, and doctor reports the files.
+// LoadSecrets reads the tokens to mask in a call's record. With a session
+// it reads that session's tokens on every server (Held) and every server's
+// current token (Others): one file per server each, whatever the number of
+// stored sessions, so the approve hook costs the same at 10 or 100,000 of
+// them. With session "" (an asker that cannot tell its session: a human
+// tools server of Codex, Gemini CLI or OpenCode) Held is the servers'
+// current tokens (what a call without a session gets injected) and Others
+// every token the store holds, of every session: that reads every record,
+// once per question. The approve hook and permit always know their session
+// (every client observed sends it), so their cost stays per server. Files
+// that cannot be read are left out: the values under key are masked all
+// the same, and doctor reports the files.
 func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 	if key == "" {
 		key = DefaultKey
@@ -37,27 +49,135 @@ func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 	if tokens == nil {
 		return s
 	}
-	recs, _ := tokens.List("")
-	var mine []state.Record
-	for _, r := range recs {
-		if r.Session == session || session == "" && r.Current {
-			mine = append(mine, r)
-		}
-	}
-	sort.SliceStable(mine, func(i, j int) bool { return mine[i].Updated.After(mine[j].Updated) })
-	seen := map[string]bool{"": true}
-	for _, r := range mine {
-		for _, t := range r.Held() {
-			if !seen[t] { // a session's token is also its server's current one
-				seen[t] = true
-				s.Held = append(s.Held, t)
+	if session == "" {
+		recs, _ := tokens.List("")
+		var current []state.Record
+		for _, r := range recs {
+			if r.Current {
+				current = append(current, r)
 			}
 		}
+		s.Held = newestHeld(current, nil)
+		s.Others = newestHeld(recs, s.Held)
+		return s
 	}
+	servers, _ := tokens.Servers()
+	var mine, current []state.Record
+	for _, srv := range servers {
+		if r, err := tokens.Get(srv, session); err == nil {
+			mine = append(mine, r)
+		}
+		if r, err := tokens.Get(srv, ""); err == nil {
+			current = append(current, r)
+		}
+	}
+	s.Held = newestHeld(mine, nil)
+	s.Others = newestHeld(current, s.Held)
 	return s
 }
 
-// mask is input as a supervisor may see it.
-func (s Secrets) mask(input string) string {
-	return token.MaskedJSON(input, s.Key, s.Held)
+// newestHeld is the tokens of recs, newest record first, each once and none
+// of skip.
+func newestHeld(recs []state.Record, skip token.Held) token.Held {
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Updated.After(recs[j].Updated) })
+	seen := map[string]bool{"": true}
+	for _, t := range skip {
+		seen[t] = true
+	}
+	var out token.Held
+	for _, r := range recs {
+		for _, t := range r.Held() {
+			if !seen[t] { // a session's token is also its server's current one
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// Mask is raw JSON as a supervisor may see it: Held and Others as
+// stand-ins, and every value under Key.
+func (s Secrets) Mask(raw string) string {
+	all := s.Held
+	if len(s.Others) > 0 {
+		all = append(append(token.Held(nil), s.Held...), s.Others...)
+	}
+	return token.MaskedJSON(raw, s.Key, all)
+}
+
+// Viewer masks requests once more as they are shown (list, show, watch,
+// pending, history). Records are masked when queued, with what the asker
+// knew then; a view adds what the store holds now for the sessions its
+// requests name (a parked question bound to its session later, a token
+// captured after the question, a record of an earlier version) and every
+// server's current token. It reads one token file per server and session
+// shown, never the whole store: a view costs what it shows.
+type Viewer struct {
+	tokens    *state.Store
+	loaded    bool
+	servers   []string
+	current   []state.Record
+	bySession map[string]token.Held
+}
+
+// Viewer masks requests with the token store of the queue's state dir.
+func (s *Store) Viewer() *Viewer { return NewViewer(state.New(s.StateDir)) }
+
+// NewViewer masks with the token store tokens (nil: values under
+// DefaultKey only).
+func NewViewer(tokens *state.Store) *Viewer {
+	return &Viewer{tokens: tokens, bySession: map[string]token.Held{}}
+}
+
+// Requests masks rs in place and returns it.
+func (v *Viewer) Requests(rs []Request) []Request {
+	for i := range rs {
+		rs[i] = v.Request(rs[i])
+	}
+	return rs
+}
+
+// Request is r as a person or a parent agent may read it.
+func (v *Viewer) Request(r Request) Request {
+	held := v.held(r.Session)
+	r.Input = token.MaskedJSON(r.Input, DefaultKey, held)
+	if r.Updated != "" {
+		r.Updated = token.MaskedJSON(r.Updated, DefaultKey, held)
+	}
+	r.Message, _ = token.RedactString(r.Message, DefaultKey, held)
+	r.Answer, _ = token.RedactString(r.Answer, DefaultKey, held)
+	return r
+}
+
+// held is what a request of session shows as stand-ins: the session's
+// tokens and every server's current one, read once per view.
+func (v *Viewer) held(session string) token.Held {
+	if v.tokens == nil {
+		return nil
+	}
+	if !v.loaded {
+		v.loaded = true
+		v.servers, _ = v.tokens.Servers()
+		for _, srv := range v.servers {
+			if r, err := v.tokens.Get(srv, ""); err == nil {
+				v.current = append(v.current, r)
+			}
+		}
+	}
+	if h, ok := v.bySession[session]; ok {
+		return h
+	}
+	var mine []state.Record
+	if session != "" {
+		for _, srv := range v.servers {
+			if r, err := v.tokens.Get(srv, session); err == nil {
+				mine = append(mine, r)
+			}
+		}
+	}
+	h := newestHeld(mine, nil)
+	h = append(h, newestHeld(v.current, h)...)
+	v.bySession[session] = h
+	return h
 }

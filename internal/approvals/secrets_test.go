@@ -32,8 +32,19 @@ func TestLoadSecrets(t *testing.T) {
 	if !slices.Equal(s.Held, want) {
 		t.Errorf("held for A: %q, want %q", s.Held, want)
 	}
-	if got := LoadSecrets(st, "", "tok").Held; !slices.Contains(got, "wf-B-0123456789abcdef") || slices.Contains(got, "wf-A-one-0123456789abcdef") {
+	// Others are masked, never resolved: the servers' current tokens.
+	if !slices.Equal(s.Others, token.Held{"wf-B-0123456789abcdef"}) {
+		t.Errorf("others for A: %q", s.Others)
+	}
+	none := LoadSecrets(st, "", "tok")
+	if got := none.Held; !slices.Contains(got, "wf-B-0123456789abcdef") || slices.Contains(got, "wf-A-one-0123456789abcdef") {
 		t.Errorf("no session: %q, want the servers' current tokens", got)
+	}
+	// With no session known, every held token is masked.
+	for _, tok := range []string{"wf-A-one-0123456789abcdef", "wf-A-two-0123456789abcdef"} {
+		if !slices.Contains(none.Others, tok) {
+			t.Errorf("no session: others %q lack %s", none.Others, tok)
+		}
 	}
 	if got := LoadSecrets(nil, "A", "k"); got.Key != "k" || len(got.Held) != 0 {
 		t.Errorf("no store: %+v", got)

@@ -9,9 +9,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
@@ -31,6 +33,9 @@ const (
 
 const (
 	subDir     = "approvals"
+	openDir    = "open"    // requests someone still waits on
+	historyDir = "history" // every other request
+	stagingDir = ".open-new"
 	lockName   = ".lock"
 	tempPrefix = ".tmp-"
 	maxRecord  = 16 << 20 // a tool input is at most a hook payload (8 MiB)
@@ -48,7 +53,7 @@ var (
 type Request struct {
 	ID        string
 	Client    string // the client's --client name (claude-code for its permission-prompt tool; Origin tells the routes apart)
-	Session   string
+	Session   string // compared as bytes: one that is not UTF-8 is kept exactly (session_hex)
 	Tool      string
 	Input     string // the tool arguments, raw JSON ("{}" when none)
 	Created   time.Time
@@ -75,6 +80,13 @@ type Request struct {
 // passed, e.g. the client killed the hook): nobody waits for a decision.
 func (r Request) Stale(now time.Time) bool {
 	return r.Status == Pending && !r.Deadline.IsZero() && now.After(r.Deadline.Add(5*time.Second))
+}
+
+// open reports a request someone still waits on: pending, or a parked
+// question's answer not yet delivered. Open requests live in open/, the
+// rest in history/.
+func (r Request) open() bool {
+	return r.Status == Pending || r.Status == Answered && r.Mode == ModePark
 }
 
 // Decision is a supervisor's answer.
@@ -105,6 +117,9 @@ func New(stateDir string) *Store {
 // Dir is the queue's directory.
 func (s *Store) Dir() string { return filepath.Join(s.StateDir, subDir) }
 
+func (s *Store) openDir() string    { return filepath.Join(s.Dir(), openDir) }
+func (s *Store) historyDir() string { return filepath.Join(s.Dir(), historyDir) }
+
 func (s *Store) clock() time.Time {
 	if s.now != nil {
 		return s.now()
@@ -112,7 +127,7 @@ func (s *Store) clock() time.Time {
 	return time.Now()
 }
 
-// ensure creates (0700) and checks the state dir and the queue dir.
+// ensure creates (0700) and checks the state dir and the queue's dirs.
 func (s *Store) ensure() error {
 	for _, d := range []string{s.StateDir, s.Dir()} {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -128,14 +143,74 @@ func (s *Store) ensure() error {
 	return s.check()
 }
 
-// check refuses an unsafe state or queue dir (see checkDir).
+// check refuses an unsafe state or queue dir (privfs.CheckDir), and brings
+// a queue of the one-dir layout into open/ and history/ on first use (see
+// migrate). A queue dir that does not exist is fs.ErrNotExist: an empty
+// queue to readers.
 func (s *Store) check() error {
 	for _, d := range []string{s.StateDir, s.Dir()} {
 		if err := privfs.CheckDir(d); err != nil {
 			return err
 		}
 	}
-	return nil
+	err := privfs.CheckDir(s.openDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		err = s.migrate()
+	}
+	if err != nil {
+		return err
+	}
+	err = privfs.CheckDir(s.historyDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed by hand: the open requests still count.
+		if err = os.Mkdir(s.historyDir(), 0o700); err == nil || errors.Is(err, fs.ErrExist) {
+			err = privfs.CheckDir(s.historyDir())
+		}
+	}
+	return err
+}
+
+// migrate makes open/ and history/, moving the records of the one-dir
+// layout (approvals/<id>.json) into them. Open ones gather in a staging
+// dir renamed to open/ last, so open/ appears whole: a reader that finds
+// it never misses a pending request. An interrupted migration is picked up
+// by the next one.
+func (s *Store) migrate() error {
+	return s.locked(func() error {
+		if err := privfs.CheckDir(s.openDir()); !errors.Is(err, fs.ErrNotExist) {
+			return err // another process did it, or it is unsafe
+		}
+		staging := filepath.Join(s.Dir(), stagingDir)
+		for _, d := range []string{s.historyDir(), staging} {
+			if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("creating %s: %w", d, err)
+			}
+			if err := privfs.CheckDir(d); err != nil {
+				return err
+			}
+		}
+		entries, err := os.ReadDir(s.Dir())
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".json")
+			if !ok || !validID(id) || !e.Type().IsRegular() {
+				continue
+			}
+			from := filepath.Join(s.Dir(), e.Name())
+			to := filepath.Join(s.historyDir(), e.Name())
+			// An unreadable record goes to history, where list --all
+			// reports it as it did before.
+			if r, err := readRequest(from); err == nil && r.open() {
+				to = filepath.Join(staging, e.Name())
+			}
+			if err := os.Rename(from, to); err != nil {
+				return fmt.Errorf("moving approval record %s: %w", from, err)
+			}
+		}
+		return os.Rename(staging, s.openDir())
+	})
 }
 
 // validID accepts only ids this package makes: hex, so an id never names
@@ -153,7 +228,8 @@ func validID(id string) bool {
 	return true
 }
 
-func (s *Store) path(id string) string { return filepath.Join(s.Dir(), id+".json") }
+func (s *Store) openPath(id string) string    { return filepath.Join(s.openDir(), id+".json") }
+func (s *Store) historyPath(id string) string { return filepath.Join(s.historyDir(), id+".json") }
 
 // newID is a time prefix and 48 random bits from the runtime's generator
 // (ChaCha8; crypto/rand would link math/big into every hook process for
@@ -164,8 +240,18 @@ func newID(now time.Time) (string, error) {
 	for i := range b {
 		b[i] = byte(r >> (8 * i))
 	}
-	// A time prefix keeps ids roughly in creation order when listed.
-	return fmt.Sprintf("%08x", uint32(now.Unix())) + hex.EncodeToString(b[:]), nil
+	// A time prefix (seconds, then microseconds) keeps ids in creation
+	// order: History pages by id.
+	return fmt.Sprintf("%08x%05x", uint32(now.Unix()), now.Nanosecond()/1000) + hex.EncodeToString(b[:]), nil
+}
+
+// idTime is the creation time prefix of an id: seconds and microseconds,
+// or seconds alone in the 20-digit ids of earlier versions.
+func idTime(id string) string {
+	if len(id) >= 25 {
+		return id[:13]
+	}
+	return id[:8]
 }
 
 // Enqueue stores a new pending request and returns it with its id and
@@ -186,8 +272,10 @@ func (s *Store) Enqueue(r Request) (Request, error) {
 	}
 	r.Input = rawjson.OneLine(r.Input)
 	err = s.locked(func() error {
-		if _, err := os.Lstat(s.path(id)); err == nil {
-			return fmt.Errorf("approval id %s already exists", id)
+		for _, p := range []string{s.openPath(id), s.historyPath(id)} {
+			if _, err := os.Lstat(p); err == nil {
+				return fmt.Errorf("approval id %s already exists", id)
+			}
 		}
 		return s.write(r)
 	})
@@ -208,7 +296,17 @@ func (s *Store) Get(id string) (Request, error) {
 		}
 		return Request{}, err
 	}
-	r, err := readRequest(s.path(id))
+	return s.read(id)
+}
+
+// read finds a request where it is. A record only ever moves from open/ to
+// history/, by one rename: read in that order, a request being moved is
+// found in one or the other.
+func (s *Store) read(id string) (Request, error) {
+	r, err := readRequest(s.openPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		r, err = readRequest(s.historyPath(id))
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return Request{}, fmt.Errorf("%w: %s", ErrUnknown, id)
 	}
@@ -261,12 +359,17 @@ func (s *Store) Decide(id string, d Decision) (Request, error) {
 func (s *Store) Expire(id, by string) (Request, error) {
 	var out Request
 	err := s.update(id, func(r *Request) error {
-		if r.Status == Pending {
-			r.Status, r.DecidedBy, r.DecidedAt = Expired, by, s.clock()
+		out = *r
+		if r.Status != Pending {
+			return errNoChange
 		}
+		r.Status, r.DecidedBy, r.DecidedAt = Expired, by, s.clock()
 		out = *r
 		return nil
 	})
+	if errors.Is(err, errNoChange) {
+		err = nil
+	}
 	return out, err
 }
 
@@ -283,10 +386,7 @@ func (s *Store) update(id string, fn func(*Request) error) error {
 		return err
 	}
 	return s.locked(func() error {
-		r, err := readRequest(s.path(id))
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%w: %s", ErrUnknown, id)
-		}
+		r, err := s.read(id)
 		if err != nil {
 			return err
 		}
@@ -300,41 +400,193 @@ func (s *Store) update(id string, fn func(*Request) error) error {
 // Filter selects requests for List.
 type Filter struct {
 	// Pending keeps only requests still waiting for a decision (and not
-	// stale).
+	// stale): see Pending.
 	Pending bool
 	// Limit keeps the newest Limit requests; 0 keeps all.
 	Limit int
 }
 
-// List returns requests oldest first. A queue dir that does not exist yet
-// is an empty list.
+// List returns requests oldest first: the pending ones (Filter.Pending),
+// else every request, history included. A Limit reads only the records it
+// returns. A queue dir that does not exist yet is an empty list.
 func (s *Store) List(f Filter) ([]Request, error) {
+	if f.Pending {
+		rs, err := s.Pending()
+		if f.Limit > 0 && len(rs) > f.Limit {
+			rs = rs[len(rs)-f.Limit:]
+		}
+		return rs, err
+	}
 	if err := s.check(); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return []Request{}, nil
 		}
 		return nil, err
 	}
-	entries, err := os.ReadDir(s.Dir())
+	ids, err := s.ids(s.openDir(), s.historyDir())
+	if err != nil {
+		return nil, err
+	}
+	if f.Limit > 0 && len(ids) > f.Limit {
+		// Ids sort by their creation time; keep the whole boundary
+		// microsecond (second, for older ids), whose order only Created
+		// tells.
+		cut := len(ids) - f.Limit
+		for cut > 0 && idTime(ids[cut-1]) == idTime(ids[cut]) {
+			cut--
+		}
+		ids = ids[cut:]
+	}
+	out, err := s.readAll(ids)
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out, err
+}
+
+// Pending returns the requests still waiting for a decision, oldest first.
+// It reads open/ only: however long the history, this costs what is open.
+// A pending request whose waiter is gone (Stale) is not listed, and is
+// moved to the history as expired, so that open/ holds what is open.
+func (s *Store) Pending() ([]Request, error) {
+	if err := s.check(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return []Request{}, nil
+		}
+		return nil, err
+	}
+	all, err := s.listOpen()
 	if err != nil {
 		return nil, err
 	}
 	now := s.clock()
 	out := []Request{}
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !validID(id) {
-			continue
+	var gone []string
+	for _, r := range all {
+		switch {
+		case r.Stale(now) || !r.open():
+			gone = append(gone, r.ID)
+		case r.Status == Pending:
+			out = append(out, r)
 		}
-		r, err := readRequest(filepath.Join(s.Dir(), e.Name()))
+	}
+	if len(gone) > 0 {
+		s.retire(gone) // best effort: a later list retries
+	}
+	return out, nil
+}
+
+// listOpen reads every record in open/, oldest first.
+func (s *Store) listOpen() ([]Request, error) {
+	ids, err := s.ids(s.openDir())
+	if err != nil {
+		return nil, err
+	}
+	return s.readAll(ids)
+}
+
+// retire moves what no longer belongs in open/ to the history: a pending
+// request whose waiter is gone (expired, at its deadline) and a closed one a
+// writer killed between its two renames left behind (see write).
+func (s *Store) retire(ids []string) error {
+	return s.locked(func() error {
+		now := s.clock()
+		for _, id := range ids {
+			r, err := readRequest(s.openPath(id))
+			if err != nil {
+				continue // moved or pruned meanwhile
+			}
+			switch {
+			case r.Stale(now):
+				r.Status, r.DecidedBy, r.DecidedAt = Expired, "nobody: its waiter was gone at the deadline", r.Deadline
+			case r.open():
+				continue
+			}
+			if err := s.write(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// HistoryPage is one page of History.
+type HistoryPage struct {
+	Requests []Request // newest first (by id, which starts with the creation time)
+	// Next is the cursor of the following page (History's before); ""
+	// after the last page.
+	Next string
+}
+
+// History returns up to limit requests that are no longer open (decided,
+// expired, answered, delivered) with ids before the cursor before ("": the
+// newest), newest first. It lists history/'s names but reads only the
+// records it returns.
+func (s *Store) History(limit int, before string) (HistoryPage, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	if err := s.check(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return HistoryPage{Requests: []Request{}}, nil
+		}
+		return HistoryPage{}, err
+	}
+	ids, err := s.ids(s.historyDir())
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	if before != "" {
+		ids = ids[:sort.SearchStrings(ids, before)]
+	}
+	page := HistoryPage{Requests: []Request{}}
+	if len(ids) > limit {
+		page.Next = ids[len(ids)-limit]
+		ids = ids[len(ids)-limit:]
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		r, err := readRequest(s.historyPath(ids[i]))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // pruned meanwhile
+		}
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
+			return HistoryPage{}, err
+		}
+		page.Requests = append(page.Requests, r)
+	}
+	return page, nil
+}
+
+// ids lists the record ids in dirs, sorted, each once (one moved from
+// open/ to history/ between the two listings is in both).
+func (s *Store) ids(dirs ...string) ([]string, error) {
+	var ids []string
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && validID(id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Strings(ids)
+	return slices.Compact(ids), nil
+}
+
+// readAll reads the records of ids (skipping those gone meanwhile), oldest
+// first.
+func (s *Store) readAll(ids []string) ([]Request, error) {
+	out := []Request{}
+	for _, id := range ids {
+		r, err := s.read(id)
+		if err != nil {
+			if errors.Is(err, ErrUnknown) {
 				continue // pruned meanwhile
 			}
 			return nil, err
-		}
-		if f.Pending && (r.Status != Pending || r.Stale(now)) {
-			continue
 		}
 		out = append(out, r)
 	}
@@ -344,9 +596,6 @@ func (s *Store) List(f Filter) ([]Request, error) {
 		}
 		return out[i].ID < out[j].ID
 	})
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[len(out)-f.Limit:]
-	}
 	return out, nil
 }
 
@@ -358,10 +607,18 @@ func (s *Store) Prune(cutoff time.Time) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	now := s.clock()
 	n := 0
 	err = s.locked(func() error {
-		for _, r := range all {
+		now := s.clock()
+		for _, seen := range all {
+			// Read again under the lock: it may have changed since.
+			r, err := s.read(seen.ID)
+			if errors.Is(err, ErrUnknown) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
 			last := r.DecidedAt
 			switch {
 			case r.Status == Pending && !r.Stale(now):
@@ -375,8 +632,10 @@ func (s *Store) Prune(cutoff time.Time) (int, error) {
 			if !last.Before(cutoff) {
 				continue
 			}
-			if err := os.Remove(s.path(r.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+			for _, p := range []string{s.openPath(r.ID), s.historyPath(r.ID)} {
+				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
 			}
 			n++
 		}
@@ -385,10 +644,30 @@ func (s *Store) Prune(cutoff time.Time) (int, error) {
 	return n, err
 }
 
+// Watch returns a watcher that wakes when a request is queued, decided or
+// answered (any change of open/). Re-read what you wait for after it
+// wakes.
+func (s *Store) Watch() (*DirWatcher, error) {
+	if err := s.ensure(); err != nil {
+		return nil, err
+	}
+	w, err := s.watch()
+	if err != nil {
+		return nil, err
+	}
+	return &DirWatcher{w: w}, nil
+}
+
 // Wait blocks until request id is no longer pending, and returns it. It
 // returns ctx's error when ctx ends first (the request stays pending: call
 // Expire).
 func (s *Store) Wait(ctx context.Context, id string) (Request, error) {
+	if err := s.check(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Request{}, fmt.Errorf("%w: %s", ErrUnknown, id)
+		}
+		return Request{}, err
+	}
 	w, err := s.watch()
 	if err != nil {
 		return Request{}, err
@@ -421,7 +700,7 @@ func (s *Store) WaitPending(ctx context.Context) ([]Request, error) {
 	}
 	defer w.close()
 	for {
-		rs, err := s.List(Filter{Pending: true})
+		rs, err := s.Pending()
 		if err != nil || len(rs) > 0 {
 			return rs, err
 		}
@@ -457,12 +736,18 @@ func (s *Store) locked(fn func() error) error {
 	return privfs.Locked(filepath.Join(s.Dir(), lockName), "approval queue", s.LockTimeout, fn)
 }
 
+// write stores r (the caller holds the lock): a temp file renamed over
+// open/<id>.json, then, for a request no longer open, that file renamed
+// into history/. Each step is one rename, so a reader finds the record
+// whole in one of the two dirs; the first wakes the waiters (they watch
+// open/). A writer killed between the two leaves a closed record in open/,
+// which reads right and is moved on by the next Pending (retire).
 func (s *Store) write(r Request) error {
 	data, err := encode(r)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.Dir(), tempPrefix+"*")
+	f, err := os.CreateTemp(s.openDir(), tempPrefix+"*")
 	if err != nil {
 		return fmt.Errorf("writing approval record: %w", err)
 	}
@@ -483,8 +768,13 @@ func (s *Store) write(r Request) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, s.path(r.ID)); err != nil {
+	if err := os.Rename(tmp, s.openPath(r.ID)); err != nil {
 		return fmt.Errorf("writing approval record: %w", err)
+	}
+	if !r.open() {
+		// The change is made: a record that cannot move stays in open/,
+		// read right, and retire tries again.
+		os.Rename(s.openPath(r.ID), s.historyPath(r.ID))
 	}
 	return nil
 }
@@ -513,6 +803,11 @@ func encode(r Request) ([]byte, error) {
 	set("status", string(r.Status))
 	set("client", r.Client)
 	set("session", r.Session)
+	if !utf8.ValidString(r.Session) {
+		// JSON holds text: the byte that is not UTF-8 reads back as
+		// U+FFFD, which names another session. Keep the bytes too.
+		set("session_hex", hex.EncodeToString([]byte(r.Session)))
+	}
 	set("tool", r.Tool)
 	setRaw("input", r.Input)
 	tm("created", r.Created)
@@ -603,6 +898,13 @@ func decode(path string, data []byte) (Request, error) {
 	}
 	if r.ID+".json" != filepath.Base(path) {
 		return Request{}, fmt.Errorf("approval record %s: id %q does not match its file name", path, r.ID)
+	}
+	if h := j.Get("session_hex"); h.Exists() {
+		b, err := hex.DecodeString(h.Str)
+		if err != nil {
+			return Request{}, fmt.Errorf("approval record %s: bad session_hex", path)
+		}
+		r.Session = string(b)
 	}
 	if r.Input == "" {
 		r.Input = "{}"

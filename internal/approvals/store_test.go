@@ -63,12 +63,14 @@ func TestQueueSemantics(t *testing.T) {
 	if r.Status != Pending || !validID(r.ID) || r.Input != `{"a":1}` {
 		t.Fatalf("enqueued %+v", r)
 	}
-	fi, err := os.Stat(filepath.Join(q.Dir(), r.ID+".json"))
+	fi, err := os.Stat(filepath.Join(q.Dir(), "open", r.ID+".json"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("record file: %v %v", fi, err)
 	}
-	if fi, _ := os.Stat(q.Dir()); fi.Mode().Perm() != 0o700 {
-		t.Fatalf("queue dir mode %v", fi.Mode())
+	for _, d := range []string{q.Dir(), filepath.Join(q.Dir(), "open"), filepath.Join(q.Dir(), "history")} {
+		if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o700 {
+			t.Fatalf("queue dir %s mode %v", d, fi.Mode())
+		}
 	}
 	rs, _ := q.List(Filter{Pending: true})
 	if len(rs) != 1 || rs[0].ID != r.ID {
@@ -87,6 +89,13 @@ func TestQueueSemantics(t *testing.T) {
 	got, _ := q.Get(r.ID)
 	if got.Status != Allowed || got.Message != "ok" || got.DecidedBy != "test" {
 		t.Fatalf("second decision was applied: %+v", got)
+	}
+	// Decided, it has moved to the history: pending reads none of it.
+	if fi, err := os.Stat(filepath.Join(q.Dir(), "history", r.ID+".json")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("decided record in history/: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(q.Dir(), "open", r.ID+".json")); !os.IsNotExist(err) {
+		t.Fatalf("decided record still in open/: %v", err)
 	}
 	// A decision that lost to another one does not expire it either.
 	if ex, err := q.Expire(r.ID, "timeout"); err != nil || ex.Status != Allowed {

@@ -19,7 +19,7 @@ type watcher struct {
 	f *os.File // the inotify fd, in Go's poller (deadlines work)
 }
 
-func (s *Store) watch() (*watcher, error) { return watchDir(s.Dir()) }
+func (s *Store) watch() (*watcher, error) { return watchDir(s.openDir()) }
 
 func watchDir(dir string) (*watcher, error) {
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
@@ -66,8 +66,11 @@ func (w *watcher) wait(ctx context.Context, poll time.Duration) error {
 	return nil
 }
 
+// close stops the watch in the background: closing an inotify instance
+// waits for the kernel's RCU grace period (5 to 25 ms measured), which a
+// woken waiter should not spend before it answers.
 func (w *watcher) close() {
 	if w.f != nil {
-		w.f.Close()
+		go w.f.Close()
 	}
 }

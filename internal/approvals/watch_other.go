@@ -12,7 +12,7 @@ const defaultPoll = fallbackPoll
 
 type watcher struct{}
 
-func (s *Store) watch() (*watcher, error) { return watchDir(s.Dir()) }
+func (s *Store) watch() (*watcher, error) { return watchDir(s.openDir()) }
 
 func watchDir(string) (*watcher, error) { return &watcher{}, nil }
 

@@ -1,7 +1,6 @@
 package children
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -45,11 +44,6 @@ type Chat struct {
 	Child Child
 	N     int
 	ID    string
-
-	// Appends count the log's lines under the lock; a writer that alone
-	// appended since remembers where it stopped.
-	lastSize int64
-	lastSeq  int
 }
 
 // Event is one line of a chat's log.
@@ -117,6 +111,9 @@ type RunnerInfo struct {
 	// this one (groupIsChats): its id may have gone to a stranger since.
 	ClientStart uint64
 	Started     time.Time
+	// Failure is why the runner ended a chat whose end it could not
+	// write in the log; "" none.
+	Failure string
 }
 
 // killGroup ends what is left of the chat's client: its process group, if
@@ -135,6 +132,9 @@ func (c *Chat) writeRunner(r RunnerInfo) error {
 		out, _ = sjson.Set(out, "client_start", strconv.FormatUint(r.ClientStart, 10))
 	}
 	out, _ = sjson.Set(out, "started", r.Started.UTC().Format(timeFmt))
+	if r.Failure != "" {
+		out, _ = sjson.Set(out, "failure", r.Failure)
+	}
 	return writeFile(c.path(runnerFile), []byte(out+"\n"))
 }
 
@@ -147,16 +147,20 @@ func (c *Chat) Runner() (RunnerInfo, error) {
 	j := gjson.ParseBytes(data)
 	t, _ := time.Parse(timeFmt, j.Get("started").Str)
 	start, _ := strconv.ParseUint(j.Get("client_start").Str, 10, 64)
-	return RunnerInfo{RunnerPID: int(j.Get("runner_pid").Int()), ClientPGID: int(j.Get("client_pgid").Int()), ClientStart: start, Started: t}, nil
+	return RunnerInfo{RunnerPID: int(j.Get("runner_pid").Int()), ClientPGID: int(j.Get("client_pgid").Int()), ClientStart: start, Started: t,
+		Failure: j.Get("failure").Str}, nil
 }
 
-// runnerAlive reports whether a runner holds the chat's runner lock.
+// runnerAlive reports whether a runner holds the chat's runner lock. The
+// lock file is opened read-only: closing a file opened for writing wakes
+// every watch on the chat dir (IN_CLOSE_WRITE), and a long poll, which
+// asks this on each wake, woke itself in a loop.
 func (c *Chat) runnerAlive() bool {
 	path := c.path(runnerLock)
 	if _, err := os.Lstat(path); err != nil {
 		return false
 	}
-	lk := flock.New(path, flock.SetFlag(os.O_RDWR), flock.SetPermissions(0o600))
+	lk := flock.New(path, flock.SetFlag(os.O_RDONLY|noFollow))
 	ok, err := lk.TryRLock()
 	if err != nil {
 		return false
@@ -173,78 +177,11 @@ func (c *Chat) runnerAlive() bool {
 func (c *Chat) Append(events ...string) (int, error) {
 	first := -1
 	err := c.s.locked(c.path(lockName), func() error {
-		seq, err := c.nextSeq()
-		if err != nil {
-			return err
-		}
-		first = seq
-		return c.appendLocked(seq, events...)
+		var err error
+		first, err = c.appendLocked(events...)
+		return err
 	})
 	return first, err
-}
-
-// nextSeq is the number of events in the log (call under the lock).
-func (c *Chat) nextSeq() (int, error) {
-	st, err := os.Lstat(c.path(eventsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	if c.lastSize > 0 && st.Size() == c.lastSize {
-		return c.lastSeq, nil
-	}
-	evs, err := c.Events(0, 0)
-	if err != nil {
-		return 0, err
-	}
-	return len(evs), nil
-}
-
-// Events reads the log from seq from; limit 0 reads to the end.
-func (c *Chat) Events(from, limit int) ([]Event, error) {
-	data, err := privfs.ReadFile(c.path(eventsFile), "chat event log", maxEvents)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []Event{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := []Event{}
-	for n := 0; len(data) > 0; n++ {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			break // a line being written
-		}
-		line := data[:i]
-		data = data[i+1:]
-		if n < from {
-			continue
-		}
-		if limit > 0 && len(out) >= limit {
-			continue // keep counting: nothing else to do here
-		}
-		if !gjson.ValidBytes(line) {
-			return nil, fmt.Errorf("chat %s: event log line %d is not valid JSON", c.ID, n+1)
-		}
-		j := gjson.ParseBytes(line)
-		t, _ := time.Parse(timeFmt, j.Get("time").Str)
-		out = append(out, Event{Seq: int(j.Get("seq").Int()), Time: t, Event: j.Get("event").Raw})
-	}
-	return out, nil
-}
-
-// Total counts the events in the log.
-func (c *Chat) Total() (int, error) {
-	data, err := privfs.ReadFile(c.path(eventsFile), "chat event log", maxEvents)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	return bytes.Count(data, []byte{'\n'}), nil
 }
 
 // terminal returns the status of a log whose last event is "complete".
@@ -260,15 +197,6 @@ func terminal(evs []Event) (Status, bool) {
 		return Complete, true
 	}
 	return Failed, true
-}
-
-// lastEvent reads the last event of the log, if any.
-func (c *Chat) lastEvent() ([]Event, error) {
-	evs, err := c.Events(0, 0)
-	if err != nil || len(evs) == 0 {
-		return evs, err
-	}
-	return evs[len(evs)-1:], nil
 }
 
 // State is the chat's status without approvals: complete or failed once the
@@ -295,6 +223,9 @@ func (c *Chat) State() (Status, error) {
 	why := "the runner process died without finishing the chat"
 	if rerr == nil {
 		why = fmt.Sprintf("the runner process (pid %d) died without finishing the chat", ri.RunnerPID)
+		if ri.Failure != "" {
+			why = ri.Failure
+		}
 		// Its client is orphaned: end it with the chat.
 		ri.killGroup(c.ID)
 	} else if errors.Is(rerr, fs.ErrNotExist) {
@@ -319,44 +250,11 @@ func (c *Chat) finish(st Status, errText, result string) (Status, error) {
 			out = got
 			return nil
 		}
-		seq, err := c.nextSeq()
-		if err != nil {
-			return err
-		}
 		out = st
-		return c.appendLocked(seq, completeEvent(st, result, errText))
+		_, err = c.appendLocked(completeEvent(st, result, errText))
+		return err
 	})
 	return out, err
-}
-
-// appendLocked writes events from seq on (the caller holds the lock). Each
-// append opens, writes and closes the file, which wakes the readers'
-// watches (IN_CLOSE_WRITE).
-func (c *Chat) appendLocked(seq int, events ...string) error {
-	var buf bytes.Buffer
-	now := time.Now()
-	for _, ev := range events {
-		buf.WriteString(Event{Seq: seq, Time: now, Event: ev}.JSON())
-		buf.WriteByte('\n')
-		seq++
-	}
-	f, err := os.OpenFile(c.path(eventsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
-	if err != nil {
-		return fmt.Errorf("chat %s: opening the event log: %w", c.ID, err)
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("chat %s: writing the event log: %w", c.ID, err)
-	}
-	st, serr := f.Stat()
-	if err := f.Close(); err != nil {
-		return err
-	}
-	c.lastSize = 0
-	if serr == nil {
-		c.lastSize, c.lastSeq = st.Size(), seq
-	}
-	return nil
 }
 
 // settlePending denies the chat's approvals still waiting once it ended.

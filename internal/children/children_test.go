@@ -22,6 +22,9 @@ import (
 // The test binary is also the runner: StartChat runs
 // `<bin> children runner --state-dir D --chat ID`.
 func TestMain(m *testing.M) {
+	if helperMain != nil && helperMain() {
+		return
+	}
 	if len(os.Args) > 2 && os.Args[1] == "children" && os.Args[2] == "runner" {
 		fs := flag.NewFlagSet("runner", flag.ExitOnError)
 		dir := fs.String("state-dir", "", "")
@@ -37,6 +40,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// helperMain, when set (eventlog_linux_test.go), runs a helper process's
+// work and reports true when this process was one.
+var helperMain func() bool
 
 // fakeClaude puts a `claude` on a PATH of its own that logs its arguments
 // and prints a recorded stream-json chat, then sleeps $FAKE_SLEEP seconds

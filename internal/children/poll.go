@@ -37,8 +37,11 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 	defer cancel()
 	changed := make(chan struct{}, 1)
 	if r.Wait > 0 {
-		watch := func(dir string) {
-			w, err := approvals.WatchDir(dir)
+		// The chat's dir (its log and runner) and the queue's open
+		// requests. Each loop reads the log's tail and what is new, and
+		// the open requests: nothing of it grows with the log or the
+		// queue's history.
+		watch := func(w *approvals.DirWatcher, err error) {
 			if err != nil {
 				return
 			}
@@ -52,8 +55,8 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 				}
 			}()
 		}
-		watch(chat.Dir())
-		watch(q.Dir())
+		watch(approvals.WatchDir(chat.Dir()))
+		watch(q.Watch())
 	}
 	for {
 		// The state first: it may close the log of a dead runner, and
@@ -150,9 +153,10 @@ func ApprovalJSON(r approvals.Request) string {
 	return out
 }
 
-// PendingFor lists the requests of one chat still waiting for a decision.
+// PendingFor lists the requests of one chat still waiting for a decision
+// (reading the queue's open requests only).
 func PendingFor(q *approvals.Store, chatID string) ([]approvals.Request, error) {
-	all, err := q.List(approvals.Filter{Pending: true})
+	all, err := q.Pending()
 	if err != nil {
 		return nil, err
 	}

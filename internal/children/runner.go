@@ -142,10 +142,24 @@ func (s *Store) Run(ctx context.Context, chatID string, approveTimeout time.Dura
 	}
 	st, result, errText := s.runClient(ctx, chat, &info, approveTimeout)
 	if _, err := chat.finish(st, errText, result); err != nil {
+		// The log cannot take the end either (a full disk, a size
+		// limit): the runner's record says why, for whoever ends the
+		// chat once the runner is gone (State).
+		info.Failure = "the runner could not record the chat's end: " + err.Error()
+		if errText != "" {
+			info.Failure = errText + "; " + info.Failure
+		}
+		chat.writeRunner(info)
 		return err
 	}
 	return nil
 }
+
+// logError is an append to the chat's event log that failed.
+type logError struct{ err error }
+
+func (e *logError) Error() string { return e.err.Error() }
+func (e *logError) Unwrap() error { return e.err }
 
 // runClient starts the client and records its events; it returns the
 // chat's final status.
@@ -179,7 +193,11 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 	if err != nil {
 		return Failed, "", fmt.Sprintf("%s: %v", client.Name(), err)
 	}
-	cmd := exec.CommandContext(ctx, exe, c.Argv[1:]...)
+	// The client also ends when its events cannot be recorded: nobody
+	// could follow or decide what it does.
+	cctx, endClient := context.WithCancel(ctx)
+	defer endClient()
+	cmd := exec.CommandContext(cctx, exe, c.Argv[1:]...)
 	cmd.Env, cmd.Dir = env, chat.Child.WorkingDir
 	if c.Stdin != "" {
 		cmd.Stdin = strings.NewReader(c.Stdin)
@@ -228,8 +246,11 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 				sessionSaved = true
 			}
 		}
-		_, err := chat.Append(evs...)
-		return err
+		if _, err := chat.Append(evs...); err != nil {
+			endClient()
+			return &logError{err}
+		}
+		return nil
 	})
 	waitErr := cmd.Wait()
 	info.killGroup(chat.ID) // leftovers: MCP servers, hooks
@@ -239,6 +260,8 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 	switch {
 	case ctx.Err() != nil:
 		return Failed, "", "cancelled: the chat's process group was ended"
+	case errors.As(readErr, new(*logError)):
+		return Failed, "", "the chat's events could not be recorded, so the client was ended: " + readErr.Error()
 	case readErr != nil:
 		return Failed, "", "reading the client's output: " + readErr.Error()
 	case final != "":

@@ -61,6 +61,8 @@ type Store struct {
 	// (default: this executable).
 	Bin         string
 	LockTimeout time.Duration
+
+	offsets offsets // where reads of each chat's log stopped
 }
 
 // New returns a store under stateDir.

@@ -10,7 +10,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
-	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/sjson"
 )
 
@@ -60,7 +59,7 @@ func (a *Asker) Call(ctx context.Context, t Tool, args string) (Reply, error) {
 	req := approvals.Request{
 		Kind: approvals.KindInput, Mode: t.Mode,
 		Client: a.Client, Session: a.Session, Chat: a.Chat, Tool: t.Name,
-		Input:  token.MaskedJSON(args, sec.Key, sec.Held),
+		Input:  sec.Mask(args),
 		Origin: a.Origin,
 	}
 	if t.Mode == approvals.ModePark {

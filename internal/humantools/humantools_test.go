@@ -308,3 +308,64 @@ func TestArgumentsShowTokensAsStandIns(t *testing.T) {
 		t.Fatalf("input people see: %s", got.Input)
 	}
 }
+
+// TestUnknownSessionMasksEveryHeldToken: an asker that cannot tell its
+// session (a human tools server of Codex, Gemini CLI or OpenCode) masks
+// every token the store holds, not only the servers' current ones: a token
+// of a session that is no longer its server's latest stayed in clear in
+// every view (approvals list --json, show, pending, history).
+func TestUnknownSessionMasksEveryHeldToken(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	st := state.New(dir)
+	older := "olderSESSIONtok3n0123456789abc"
+	latest := "latestSESSIONtok3n0123456789ab"
+	for _, r := range []state.Record{{Server: "wf", Session: "A", Token: older}, {Server: "wf", Session: "B", Token: latest}} {
+		if err := st.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := approvals.New(dir)
+	a := &Asker{Queue: q, Tokens: st} // no session known
+	r, err := a.Call(context.Background(), parkTool, `{"note":"use `+older+` or `+latest+`"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := q.Get(r.ID)
+	for _, tok := range []string{older, latest} {
+		if strings.Contains(got.JSON(), tok) || !strings.Contains(got.Input, token.StandIn(approvals.DefaultKey, tok)) {
+			t.Errorf("the record shows %s: %s", tok, got.JSON())
+		}
+	}
+}
+
+// TestSessionIDsAreBytes: a parked call bound to session "A\xff" is
+// delivered to that session and not to "A\ufffd", which is another one
+// (the record used to store the id with U+FFFD for the byte).
+func TestSessionIDsAreBytes(t *testing.T) {
+	for _, bind := range []bool{false, true} {
+		q := newQueue(t)
+		a := &Asker{Queue: q}
+		if !bind {
+			a.Session = "A\xff"
+		}
+		r, err := a.Call(context.Background(), parkTool, `{}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bind {
+			if _, err := Bind(q, "A\xff", "mcp__human__request_access", []string{r.Text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, _ := q.Get(r.ID); got.Session != "A\xff" {
+			t.Errorf("stored session %q", got.Session)
+		}
+		q.AnswerInput(r.ID, "yes", "p")
+		if text, _, _ := Deliver(q, "A\ufffd", "", "test"); text != "" {
+			t.Fatalf("bind %v: session A\\ufffd got the answer of session A\\xff: %q", bind, text)
+		}
+		if text, _, _ := Deliver(q, "A\xff", "", "test"); !strings.Contains(text, "yes") {
+			t.Fatalf("bind %v: session A\\xff did not get its answer: %q", bind, text)
+		}
+	}
+}

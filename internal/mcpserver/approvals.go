@@ -115,12 +115,12 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 					defer cancel()
 					rs, err = q.WaitPending(wctx)
 				} else {
-					rs, err = q.List(approvals.Filter{Pending: true})
+					rs, err = q.Pending()
 				}
 				if err != nil {
 					return Result{}, err
 				}
-				return Result{Text: listJSON("pending", rs)}, nil
+				return Result{Text: listJSON("pending", q.Viewer().Requests(rs))}, nil
 			},
 		},
 		{
@@ -163,7 +163,7 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 					if err != nil {
 						return Result{}, err
 					}
-					return Result{Text: r.JSON()}, nil
+					return Result{Text: q.Viewer().Request(r).JSON()}, nil
 				}
 				limit := int(args.Get("limit").Int())
 				if limit <= 0 {
@@ -173,7 +173,7 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 				if err != nil {
 					return Result{}, err
 				}
-				return Result{Text: listJSON("requests", rs)}, nil
+				return Result{Text: listJSON("requests", q.Viewer().Requests(rs))}, nil
 			},
 		},
 	}
