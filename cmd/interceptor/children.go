@@ -147,7 +147,7 @@ func newChildrenListCmd(io *streams) *cobra.Command {
 				if j.Get("latest_chat").Exists() {
 					latest = approvals.Visible(j.Get("latest_chat.session_id").Str + " " + j.Get("latest_chat.status").Str)
 				}
-				fmt.Fprintf(io.Out, "%s  %-20s %-12s %s  (%s)\n", c.ID, children.Visible(c.Name), c.Client, latest, children.Visible(c.WorkingDir))
+				fmt.Fprintf(io.Out, "%s  %-20s %-12s %s  (%s)\n", c.ID, approvals.Visible(c.Name), c.Client, latest, approvals.Visible(c.WorkingDir))
 			}
 			if len(all) == 0 && !asJSON {
 				fmt.Fprintln(io.Out, "no children")

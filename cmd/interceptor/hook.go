@@ -10,6 +10,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -93,17 +94,9 @@ func resolveTokenFlags(fl *pflag.FlagSet, o *lifecycle.Options, pattern, handles
 
 // readHandles reads a --handles file.
 func readHandles(path string) ([]token.Spec, error) {
-	f, err := os.Open(path)
+	data, _, err := privfs.ReadRegular(path, "handles file", token.MaxHandlesFile)
 	if err != nil {
-		return nil, fmt.Errorf("--handles: %w", err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("--handles: %s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, token.MaxHandlesFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("--handles: %w", err)
+		return nil, err
 	}
 	return token.ParseHandles(data, path)
 }

@@ -3,6 +3,8 @@ package approvals
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/tidwall/pretty"
@@ -22,11 +24,13 @@ func hidden(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e,
-		r >= 0x2066 && r <= 0x2069, r == 0x2028, r == 0x2029, r == 0xfeff:
+	case r == 0x2028, r == 0x2029: // line and paragraph separators
 		return true
 	}
-	return false
+	// Format characters: bidi controls (U+202E turns text around), zero
+	// width ones (U+200B, U+2060, U+FEFF), tag characters (U+E0000-E007F)
+	// that hide text from a reader but not from a model.
+	return r >= 0xad && unicode.Is(unicode.Cf, r)
 }
 
 // Visible renders s for a person's terminal, on one line: each hidden rune
@@ -50,6 +54,8 @@ func Visible(s string) string {
 			b.WriteString(`\t`)
 		case r < 0x80 && hidden(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case hidden(r) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case hidden(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -77,6 +83,9 @@ func VisibleJSON(raw string) string {
 			b.WriteString(`\ufffd`)
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteRune(r) // only whitespace between tokens in valid JSON
+		case hidden(r) && r > 0xffff:
+			hi, lo := utf16.EncodeRune(r) // JSON spells it as a surrogate pair
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
 		case hidden(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:

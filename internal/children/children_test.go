@@ -381,7 +381,7 @@ func TestPollShowsTheChatsApprovals(t *testing.T) {
 }
 
 func TestVisibleAndIDs(t *testing.T) {
-	if got := Visible("a\x1b[2Jb\u202ec\nd\u0085"); got != `a\u001b[2Jb\u202ec`+"\n"+`d\u0085` {
+	if got := approvals.VisibleJSON("a\x1b[2Jb\u202ec\nd\u0085\u200b\U000e0041"); got != `a\u001b[2Jb\u202ec`+"\n"+`d\u0085\u200b\udb40\udc41` {
 		t.Errorf("Visible: %q", got)
 	}
 	if _, _, err := ParseChatID("../../etc-1"); !errors.Is(err, ErrUnknown) {

@@ -1,9 +1,7 @@
 package children
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/tidwall/gjson"
@@ -33,13 +31,9 @@ const approvalServer = "interceptor"
 func (claudeCode) Command(r RunSpec) (Command, error) {
 	mcp := `{"mcpServers":{}}`
 	if r.Child.MCPConfig != "" {
-		raw := r.Child.MCPConfig
-		if !strings.HasPrefix(strings.TrimSpace(raw), "{") {
-			b, err := os.ReadFile(raw)
-			if err != nil {
-				return Command{}, err
-			}
-			raw = string(b)
+		raw, err := readMCPConfig(r.Child.MCPConfig)
+		if err != nil {
+			return Command{}, err
 		}
 		if s := gjson.Get(raw, "mcpServers"); s.IsObject() {
 			mcp, _ = sjson.SetRaw(mcp, "mcpServers", s.Raw)

@@ -100,7 +100,7 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 }
 
 func (s *Store) pollJSON(chat *Chat, st Status, evs []Event, pending []approvals.Request, from, total int) string {
-	v := NewViewer(s.StateDir)
+	v := NewViewer(s.StateDir, chat.Child.Session)
 	var b strings.Builder
 	b.WriteString(`{"type":"ok"`)
 	head := `{}`
@@ -191,5 +191,5 @@ func (s *Store) Summary(q *approvals.Store, c Child) string {
 			out, _ = sjson.Set(out, "latest_chat.total_events", n)
 		}
 	}
-	return NewViewer(s.StateDir).JSON(out)
+	return NewViewer(s.StateDir, c.Session).JSON(out)
 }

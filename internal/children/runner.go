@@ -20,9 +20,10 @@ import (
 )
 
 // ChatEnv names the environment variable every child client gets: its chat
-// id. The approve hook reads it as --chat (every flag reads
-// INTERCEPTOR_<FLAG>), so a hook installed once in the client's config tags
-// each request with the chat that made it.
+// id. The approve hook reads it as --chat (--chat is one of the flags an
+// environment variable may set: cmd/interceptor's envFlags), so a hook
+// installed once in the client's config tags each request with the chat
+// that made it.
 const ChatEnv = "INTERCEPTOR_CHAT"
 
 // maxLine bounds one line of a client's output.

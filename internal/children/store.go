@@ -18,6 +18,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -240,16 +241,34 @@ func checkOptions(client Client, c Child) error {
 	return nil
 }
 
+// maxMCPConfig bounds an mcp_config file: a list of servers.
+const maxMCPConfig = 1 << 20
+
+// readMCPConfig returns mcp_config's JSON: v itself when it is a JSON
+// object, else the file v names, read only when it is a regular file (a
+// FIFO would hang, /dev/zero grow without end) of at most maxMCPConfig,
+// and refused when nested too deep to parse safely.
+func readMCPConfig(v string) (string, error) {
+	raw := v
+	if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+		b, _, err := privfs.ReadRegular(v, "mcp_config", maxMCPConfig)
+		if err != nil {
+			return "", err
+		}
+		raw = string(b)
+	}
+	if rawjson.DepthExceeds([]byte(raw), rawjson.MaxDepth) {
+		return "", fmt.Errorf("mcp_config %s: nested deeper than %d levels", v, rawjson.MaxDepth)
+	}
+	return raw, nil
+}
+
 // checkMCPConfig accepts a JSON object with mcpServers, or a readable file
 // holding one.
 func checkMCPConfig(v string) error {
-	raw := v
-	if !strings.HasPrefix(strings.TrimSpace(v), "{") {
-		b, err := os.ReadFile(v)
-		if err != nil {
-			return fmt.Errorf("mcp_config %s: %v", v, err)
-		}
-		raw = string(b)
+	raw, err := readMCPConfig(v)
+	if err != nil {
+		return err
 	}
 	if !gjson.Valid(raw) || !gjson.Get(raw, "mcpServers").IsObject() {
 		return fmt.Errorf("mcp_config: want a JSON object with mcpServers (or a file holding one)")

@@ -2,9 +2,8 @@ package children
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf16"
 
+	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -14,22 +13,37 @@ import (
 const TokenKey = "session_token"
 
 // Viewer renders events and approvals for a parent agent or a person:
-// every token the state dir's store holds (current and history), and every
-// string under a session_token member, becomes a stand-in
-// (token.MaskedJSON); control and format characters become visible \u
-// escapes.
+// every value the state dir's store holds for the child's client sessions
+// and every server's current one, and every string under a session_token
+// member, becomes a stand-in (token.MaskedJSON); control and format
+// characters become visible \u escapes (approvals.VisibleJSON).
 type Viewer struct{ held token.Held }
 
-// NewViewer reads the tokens the state dir holds now.
-func NewViewer(stateDir string) *Viewer {
-	recs, _ := state.New(stateDir).List("")
+// NewViewer reads the values the state dir holds now for sessions (the
+// child's client sessions) and each server's current ones: one file per
+// server and session, however many other sessions the store holds.
+func NewViewer(stateDir string, sessions ...string) *Viewer {
+	st := state.New(stateDir)
+	servers, _ := st.Servers()
+	reads := []string{""} // each server's current record
+	for _, session := range sessions {
+		if session != "" {
+			reads = append(reads, session)
+		}
+	}
 	v := &Viewer{}
 	seen := map[string]bool{}
-	for _, r := range recs {
-		for _, t := range r.Held() {
-			if t != "" && !seen[t] {
-				seen[t] = true
-				v.held = append(v.held, t)
+	for _, srv := range servers {
+		for _, session := range reads {
+			rec, err := st.Get(srv, session)
+			if err != nil {
+				continue
+			}
+			for _, t := range rec.Held() {
+				if t != "" && !seen[t] {
+					seen[t] = true
+					v.held = append(v.held, t)
+				}
 			}
 		}
 	}
@@ -51,49 +65,5 @@ func (v *Viewer) JSON(raw string) string {
 		}
 		return "", false
 	})
-	return Visible(token.MaskedJSON(raw, TokenKey, held))
-}
-
-// Visible replaces control characters (but newline and tab) and format
-// characters (bidi overrides, zero-width) with \uXXXX escapes, valid both
-// in JSON strings and as text a person reads.
-func Visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if hidden(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if !hidden(r) {
-			b.WriteRune(r)
-			continue
-		}
-		units := []uint16{uint16(r)}
-		if r > 0xffff {
-			a, z := utf16.EncodeRune(r)
-			units = []uint16{uint16(a), uint16(z)}
-		}
-		for _, u := range units {
-			b.WriteString(`\u`)
-			const hex = "0123456789abcdef"
-			b.WriteByte(hex[u>>12&0xf])
-			b.WriteByte(hex[u>>8&0xf])
-			b.WriteByte(hex[u>>4&0xf])
-			b.WriteByte(hex[u&0xf])
-		}
-	}
-	return b.String()
-}
-
-func hidden(r rune) bool {
-	if r == '\n' || r == '\t' {
-		return false
-	}
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	return approvals.VisibleJSON(token.MaskedJSON(raw, TokenKey, held))
 }

@@ -2,11 +2,10 @@ package humantools
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 )
 
@@ -24,17 +23,10 @@ const maxDecl = 1 << 20
 // Load reads a declaration file: a JSON array of
 // {name, description, inputSchema, mode: "hold"|"park"}.
 func Load(path string) ([]Tool, error) {
-	f, err := os.Open(path)
+	// Only a regular file: a FIFO would hang the proxy's start.
+	data, _, err := privfs.ReadRegular(path, "human tools", maxDecl)
 	if err != nil {
-		return nil, fmt.Errorf("human tools: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxDecl+1))
-	if err != nil {
-		return nil, fmt.Errorf("human tools %s: %w", path, err)
-	}
-	if len(data) > maxDecl {
-		return nil, fmt.Errorf("human tools %s: larger than %d KiB", path, maxDecl>>10)
+		return nil, err
 	}
 	return Parse(data, path)
 }
