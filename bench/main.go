@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,6 +46,14 @@ type config struct {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-serve-big" {
+		n, err := strconv.Atoi(os.Args[2])
+		if err != nil {
+			os.Exit(2)
+		}
+		serveBig(n) // the server the store phase's proxy relays to
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -74,7 +83,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&cfg.out, "o", "", "also write the report to this file")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "seed of the run order (default from the clock)")
 	fs.DurationVar(&cfg.budget, "budget", 0, "stop starting rounds of a phase after this long, once 3 are measured (default none, smoke 6s)")
-	phases := fs.String("phases", "typical,sizes,trace,conc,scale", "which parts to run")
+	phases := fs.String("phases", "typical,sizes,trace,conc,scale,store", "which parts to run")
 	fs.StringVar(&cfg.binary, "interceptor", "", "measure this interceptor binary instead of building one (an older build, for before and after figures)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -116,10 +125,10 @@ func parseFlags(args []string) (*config, error) {
 	cfg.phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "typical", "sizes", "trace", "conc", "scale":
+		case "typical", "sizes", "trace", "conc", "scale", "store":
 			cfg.phases[p] = true
 		default:
-			return nil, fmt.Errorf("unknown phase %q (want typical, sizes, trace, conc, scale)", p)
+			return nil, fmt.Errorf("unknown phase %q (want typical, sizes, trace, conc, scale, store)", p)
 		}
 	}
 	if cfg.seed == 0 {
@@ -199,6 +208,12 @@ func run(cfg *config) error {
 	if cfg.phases["scale"] {
 		progress("scale: seeding token sessions, decided approvals and chats")
 		if rep.scale, err = benchScale(cfg, b, fx, rng); err != nil {
+			return err
+		}
+	}
+	if cfg.phases["store"] {
+		progress("store: %d captures of distinct sessions at once, gc beside captures, --redact on 1 MiB, proxy RSS", cfg.conc)
+		if rep.store, err = benchStore(cfg, b); err != nil {
 			return err
 		}
 	}

@@ -35,6 +35,7 @@ type report struct {
 	trace   *initTrace
 	conc    *concResult
 	scale   *scaleResult
+	store   *storeResult
 	elapsed time.Duration
 	verdict []verdict
 }
@@ -160,6 +161,7 @@ func (r *report) write(w io.Writer) {
 	r.writeConc(w)
 	r.writeTrace(w)
 	r.writeScale(w)
+	r.writeStore(w)
 
 	fmt.Fprintf(w, "## Targets (issue 5, and issue 25 where marked)\n\n| target | this run | result |\n|---|---|---|\n")
 	for _, v := range r.verdict {

@@ -23,7 +23,7 @@ type field struct {
 
 // reply builds a JSON object from fields, in order.
 func reply(fields ...field) ([]byte, error) {
-	size := 64
+	size := 64 + 1 // and the newline the hook ends its reply with
 	for _, f := range fields {
 		if r, ok := f.value.(rawJSON); ok {
 			size += len(r)

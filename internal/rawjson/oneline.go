@@ -1,16 +1,36 @@
 package rawjson
 
-import "github.com/tidwall/pretty"
+import (
+	"bytes"
+	"strings"
+
+	"github.com/tidwall/pretty"
+)
 
 // OneLine puts a JSON value on one line, for readers that take one document
 // per line (a hook's stdout, a JSON-lines record): raw as it is when it holds
 // no line break, else with the whitespace between tokens dropped. Every key
 // and value keeps its bytes.
 func OneLine[T ~string | ~[]byte](raw T) T {
+	if !hasLineBreak(raw) {
+		return raw
+	}
+	return T(pretty.Ugly([]byte(raw)))
+}
+
+// hasLineBreak looks with IndexByte where it can (a reply can be
+// megabytes), without converting raw (a conversion copies).
+func hasLineBreak[T ~string | ~[]byte](raw T) bool {
+	switch v := any(raw).(type) {
+	case []byte:
+		return bytes.IndexByte(v, '\n') >= 0 || bytes.IndexByte(v, '\r') >= 0
+	case string:
+		return strings.IndexByte(v, '\n') >= 0 || strings.IndexByte(v, '\r') >= 0
+	}
 	for i := 0; i < len(raw); i++ {
 		if raw[i] == '\n' || raw[i] == '\r' {
-			return T(pretty.Ugly([]byte(raw)))
+			return true
 		}
 	}
-	return raw
+	return false
 }
