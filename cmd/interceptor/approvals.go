@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 	"golang.org/x/term"
@@ -38,7 +40,7 @@ supervisor.`,
 	cmd.AddCommand(newApprovalsListCmd(io), newApprovalsShowCmd(io),
 		newApprovalsDecideCmd(io, true), newApprovalsDecideCmd(io, false),
 		newApprovalsWatchCmd(io), newApprovalsPruneCmd(io), newApprovalsAnswerCmd(io))
-	return cmd
+	return withSubcommands(cmd)
 }
 
 func newApprovalsListCmd(io *streams) *cobra.Command {
@@ -60,10 +62,11 @@ func newApprovalsListCmd(io *streams) *cobra.Command {
 			}
 			rs = q.Viewer().Requests(rs)
 			if asJSON {
-				for _, r := range rs {
-					fmt.Fprintln(io.Out, r.JSON())
+				recs := make([]string, len(rs))
+				for i, r := range rs {
+					recs[i] = r.JSON()
 				}
-				return nil
+				return printJSONArray(io.Out, recs)
 			}
 			if len(rs) == 0 {
 				if all {
@@ -74,6 +77,7 @@ func newApprovalsListCmd(io *streams) *cobra.Command {
 				return nil
 			}
 			now := time.Now()
+			fmt.Fprintln(io.Out, summaryHeader)
 			for _, r := range rs {
 				fmt.Fprintln(io.Out, summary(r, now))
 			}
@@ -82,7 +86,7 @@ func newApprovalsListCmd(io *streams) *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "list decided and expired requests too, oldest first")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON record per line")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array of the records ([] when there are none)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "only the newest N")
 	return cmd
 }
@@ -99,23 +103,57 @@ func status(r approvals.Request, now time.Time) string {
 	return string(r.Status)
 }
 
+// summaryFormat lays out summary's columns, and summaryHeader names them.
+const summaryFormat = "%-20s  %-7s  %10s  %-11s  %s  %s"
+
+var summaryHeader = fmt.Sprintf(summaryFormat, "ID", "STATUS", "AGE", "CLIENT", "TOOL", "INPUT")
+
 // summary is one request on one line. The tool name and input come from
 // the model: both are made Visible, and an input too long for the line says
 // it is cut and where to read it whole.
 func summary(r approvals.Request, now time.Time) string {
-	return fmt.Sprintf("%s  %-7s  %6s ago  %-11s  %s  %s", r.ID, status(r, now),
-		now.Sub(r.Created).Round(time.Second), approvals.Visible(r.Client), approvals.Visible(r.Tool), clip(r, 80))
+	return fmt.Sprintf(summaryFormat, r.ID, status(r, now),
+		now.Sub(r.Created).Round(time.Second).String()+" ago", approvals.Visible(r.Client), approvals.Visible(r.Tool), clip(r, 80))
 }
 
+// clip is the input on one line, cut at a word's end near n bytes (never
+// inside a word or a rune) with a note saying where to read it whole.
 func clip(r approvals.Request, n int) string {
 	s := approvals.Visible(r.Input)
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	cut := n
+	if sp := strings.LastIndexAny(s[:n], " ,"); sp > n/2 {
+		cut = sp + 1
 	}
-	return fmt.Sprintf("%s… [cut: %d of %d bytes shown; approvals show %s]", s[:n], n, len(s), r.ID)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [cut: %d of %d bytes shown; approvals show %s]", strings.TrimRight(s[:cut], " "), cut, len(s), r.ID)
+}
+
+// printJSONArray prints records (each one JSON value) as one JSON array,
+// one record a line: a list command's --json is one document that parsers
+// take whole, [] when there is nothing (as gh does).
+func printJSONArray(w io.Writer, records []string) error {
+	if len(records) == 0 {
+		_, err := fmt.Fprintln(w, "[]")
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i, r := range records {
+		b.WriteString("  ")
+		b.WriteString(rawjson.OneLine(r))
+		if i < len(records)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func newApprovalsShowCmd(io *streams) *cobra.Command {

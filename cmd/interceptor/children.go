@@ -59,7 +59,7 @@ uses the same through interceptor mcp --role supervisor (docs/children.md).`,
 	}
 	cmd.AddCommand(newChildrenCreateCmd(io), newChildrenChatCmd(io), newChildrenListCmd(io),
 		newChildrenShowCmd(io), newChildrenFollowCmd(io), newChildrenCancelCmd(io), newChildrenRunnerCmd(io))
-	return cmd
+	return withSubcommands(cmd)
 }
 
 func newChildrenCreateCmd(io *streams) *cobra.Command {
@@ -136,12 +136,15 @@ func newChildrenListCmd(io *streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				recs := make([]string, len(all))
+				for i, c := range all {
+					recs[i] = cs.Summary(q, c)
+				}
+				return printJSONArray(io.Out, recs)
+			}
 			for _, c := range all {
 				s := cs.Summary(q, c)
-				if asJSON {
-					fmt.Fprintln(io.Out, s)
-					continue
-				}
 				j := gjson.Parse(s)
 				latest := "no chat yet"
 				if j.Get("latest_chat").Exists() {
@@ -149,12 +152,12 @@ func newChildrenListCmd(io *streams) *cobra.Command {
 				}
 				fmt.Fprintf(io.Out, "%s  %-20s %-12s %s  (%s)\n", c.ID, approvals.Visible(c.Name), c.Client, latest, approvals.Visible(c.WorkingDir))
 			}
-			if len(all) == 0 && !asJSON {
+			if len(all) == 0 {
 				fmt.Fprintln(io.Out, "no children")
 			}
 			return nil
 		})
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per child")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array of the children ([] when there are none)")
 	return cmd
 }
 

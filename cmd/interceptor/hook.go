@@ -107,7 +107,13 @@ type hookFunc func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Ou
 // command succeeds: problems become one stderr line, never a blocked call.
 func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) (err error) {
-		if io.exit != nil {
+		interactive := onTerminal(io.In)
+		if interactive {
+			// A person ran it by hand: say what it waits for, and do not
+			// give up on them after the hook's deadline.
+			fmt.Fprintf(io.Err, "interceptor %s reads one hook event (a JSON object, as a client's hook sends it) on stdin: paste one and end with Ctrl-D; see --help\n", cmd.Name())
+		}
+		if io.exit != nil && !interactive {
 			// A hook process lives for milliseconds and its payload is capped
 			// at 8 MiB: collecting garbage would only cost time (a third of a
 			// 1 MiB call). The memory limit keeps the collector as a backstop.

@@ -123,8 +123,21 @@ func TestRunDirect(t *testing.T) {
 	if code != 0 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 {
 		t.Fatalf("bad stdin: code %d out %q err %q", code, out.String(), errb.String())
 	}
-	code = run([]string{"token", "show", "--bogus"}, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
-	if code != 1 {
-		t.Fatalf("a non-hook command with a bad flag exits %d, want 1", code)
+	// A command line that names no flag or command there is: a usage
+	// error, exit 2 (issue 23: unknown subcommands printed help, exit 0).
+	for _, args := range [][]string{{"token", "show", "--bogus"}, {"children", "rm"}, {"approvals", "frob"}, {"token", "frob"}, {"frob"}} {
+		errb.Reset()
+		code = run(args, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		if code != 2 || strings.Count(errb.String(), "\n") != 1 {
+			t.Fatalf("%v exits %d with %q, want 2 and one line", args, code, errb.String())
+		}
+	}
+	// A hook's bad flag still exits 0: the call must go on.
+	if code = run([]string{"inject", "--bogus"}, &streams{In: strings.NewReader("{}"), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("a hook with a bad flag exits %d, want 0", code)
+	}
+	// A command that ran and failed exits 1.
+	if code = run([]string{"token", "show", "--server", "nothing-here", "--state-dir", t.TempDir()}, &streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 1 {
+		t.Fatalf("a failed command exits %d, want 1", code)
 	}
 }

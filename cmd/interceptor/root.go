@@ -116,7 +116,7 @@ refused.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return fmt.Errorf("%w (see --help)", err)
+		return usageError{fmt.Errorf("%w (see --help)", err)}
 	})
 	if newHook, ok := hookCommands[only]; ok {
 		root.CompletionOptions.DisableDefaultCmd = true
@@ -144,7 +144,7 @@ refused.`,
 		newChildrenCmd(io),
 		newDeliverCmd(io),
 	)
-	return root
+	return withSubcommands(root)
 }
 
 // applyEnv fills each flag of envFlags not given on the command line from
@@ -194,7 +194,36 @@ func run(args []string, io *streams) (code int) {
 	if isHook(cmd) {
 		return 0
 	}
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
 	return 1
+}
+
+// usageError is a command line that names no command or flag there is:
+// exit 2, as other command-line tools do (1 is a command that ran and
+// failed).
+type usageError struct{ error }
+
+// withSubcommands makes a command that only groups subcommands refuse an
+// unknown one with one line naming the valid ones (cobra printed the help
+// and exited 0, so a typo looked like success); with none, it prints its
+// help.
+func withSubcommands(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		return usageError{fmt.Errorf("%s: unknown command %q (want one of: %s)", c.CommandPath(), args[0], strings.Join(names, ", "))}
+	}
+	return cmd
 }
 
 // firstWord is the subcommand's name, if it comes first (flags go after it

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,7 +34,7 @@ func newTokenCmd(io *streams) *cobra.Command {
 		Short: "Inspect and repair held tokens by hand",
 	}
 	cmd.AddCommand(newTokenShowCmd(io), newTokenSetCmd(io), newTokenClearCmd(io))
-	return cmd
+	return withSubcommands(cmd)
 }
 
 func newTokenShowCmd(io *streams) *cobra.Command {
@@ -162,11 +163,12 @@ flag is reported without its text, in case it was a token.`,
 			if len(args) == 1 {
 				tok = args[0]
 			} else {
-				line, err := bufio.NewReader(io.In).ReadString('\n')
+				// On a terminal, read it without echo (it is a secret).
+				line, err := readSecretLine(io.In, io.Err, "token (not shown): ")
 				if err != nil && line == "" {
 					return errors.New("token set: no token given and none on stdin")
 				}
-				tok = strings.TrimRight(line, "\r\n")
+				tok = line
 			}
 			if err := token.Validate(tok); err != nil {
 				return fmt.Errorf("token set: %w", err)
@@ -193,9 +195,9 @@ flag is reported without its text, in case it was a token.`,
 	// parser's error would print it: say what happened without the text.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		if strings.HasPrefix(err.Error(), "unknown") {
-			return errors.New(`token set: an argument starting with "-" is no flag of token set (not repeated here: it may be a token); pass the token on stdin or after --`)
+			return usageError{errors.New(`token set: an argument starting with "-" is no flag of token set (not repeated here: it may be a token); pass the token on stdin or after --`)}
 		}
-		return fmt.Errorf("%w (see --help)", err)
+		return usageError{fmt.Errorf("%w (see --help)", err)}
 	})
 	return cmd
 }
@@ -236,4 +238,10 @@ every server.`,
 	f.register(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "forget every token of the server")
 	return cmd
+}
+
+// readLine reads the first line of r, without its line ending.
+func readLine(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	return strings.TrimRight(line, "\r\n"), err
 }

@@ -13,13 +13,46 @@ var version = ""
 
 func versionString() string {
 	v := version
+	bi, ok := debug.ReadBuildInfo()
 	if v == "" {
 		v = "dev"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
 	}
-	return fmt.Sprintf("interceptor %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("interceptor %s (%s; %s, %s/%s)", v, commitOf(bi, ok), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// commitOf is the commit the binary was built from, as Go stamps it from
+// git (go build in a clone; not go run): its hash, when, and "dirty" when
+// the tree had uncommitted changes. SECURITY.md asks for it in reports.
+func commitOf(bi *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "commit unknown"
+	}
+	var rev, when string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "commit unknown: not built with go build from a git clone"
+	}
+	out := "commit " + rev[:min(12, len(rev))]
+	if when != "" {
+		out += " of " + when
+	}
+	if dirty {
+		out += ", with uncommitted changes"
+	}
+	return out
 }
 
 func newVersionCmd(io *streams) *cobra.Command {
