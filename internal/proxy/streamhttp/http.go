@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -53,10 +55,11 @@ func (h *HTTP) Run(rw *proxy.Rewriter) (int, error) {
 	if grace <= 0 {
 		grace = proxy.DefaultGrace
 	}
-	client := h.Client
-	if client == nil {
-		client = &http.Client{}
+	client := &http.Client{}
+	if h.Client != nil {
+		*client = *h.Client
 	}
+	client.CheckRedirect = sameOrigin(client.CheckRedirect)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &httpConn{h: h, rw: rw, client: client, ctx: ctx}
@@ -219,7 +222,12 @@ func (c *httpConn) post(body []byte) {
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		if c.ctx.Err() == nil {
+		var cross *crossOrigin
+		switch {
+		case errors.As(err, &cross):
+			c.logf("%v", cross)
+			c.fail(o, cross.Error())
+		case c.ctx.Err() == nil:
 			c.fail(o, "cannot reach the MCP server: "+err.Error())
 		}
 		return
@@ -267,15 +275,21 @@ func (c *httpConn) post(body []byte) {
 			c.listen()
 		}
 	default:
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		const keep = 4 << 10
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, keep+1))
 		resp.Body.Close()
-		if ct == "application/json" && gjson.ValidBytes(data) {
+		cut := len(data) > keep
+		if cut {
+			data = data[:keep]
+		} else if ct == "application/json" && gjson.ValidBytes(data) {
 			c.deliver(data, nil, o) // a JSON-RPC error the server wrote itself
 		}
 		c.mu.Lock()
 		expired := resp.StatusCode == http.StatusNotFound && c.session != ""
 		c.mu.Unlock()
-		msg := fmt.Sprintf("the MCP server answered HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(oneLine(data, 200))))
+		// Held tokens are replaced before the text is cut: a cut inside a
+		// token would leave most of it unrecognizable, and in clear.
+		msg := strings.TrimSpace(fmt.Sprintf("the MCP server answered HTTP %d %s", resp.StatusCode, c.rw.Excerpt(data, 200, cut)))
 		if expired {
 			msg = "the MCP server ended the session (HTTP 404); restart the client to start a new one"
 		}
@@ -283,11 +297,48 @@ func (c *httpConn) post(body []byte) {
 	}
 }
 
-func oneLine(b []byte, max int) []byte {
-	if len(b) > max {
-		b = b[:max]
+// crossOrigin is a redirect the relay refused to follow.
+type crossOrigin struct{ from, to string }
+
+func (e *crossOrigin) Error() string {
+	return "the MCP server redirected the request from " + e.from + " to another origin, " + e.to +
+		"; not followed (the request carries the session token and the --header values)"
+}
+
+// sameOrigin is a redirect policy that follows a redirect only within the
+// origin (scheme, host and port) of the first request: a 307 or 308 would
+// send the body, with its injected token, and every header, X-Api-Key and
+// Mcp-Session-Id too, to wherever it points. next is the policy it wraps
+// (nil: Go's default of at most 10 redirects).
+func sameOrigin(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if from, to := origin(via[0].URL), origin(req.URL); from != to {
+			return &crossOrigin{from: from, to: to}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
 	}
-	return bytes.Join(bytes.Fields(b), []byte{' '})
+}
+
+// origin is u's scheme, host and port (the default port when none is
+// given), in lower case.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // deliver passes one message (or batch) from the server to the client, on
