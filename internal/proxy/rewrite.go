@@ -96,6 +96,7 @@ type Rewriter struct {
 	runs    []string
 	pending map[string]kind // request id (see idKey) -> what it asked
 	later   func([]byte)    // writes to the client out of turn (SetLater)
+	states  requestStates   // the server's requestStates the client got redacted (mrtr.go)
 }
 
 // New returns the rewriter of one connection. With Persist, it starts from
@@ -200,7 +201,7 @@ type Out struct {
 // tracked, tools/call arguments get the held token. Anything else goes on
 // as it is, the same slice.
 func (r *Rewriter) FromClient(msg []byte) Out {
-	return r.each(msg, false, r.clientMessage)
+	return r.each(msg, false, r.clientStep)
 }
 
 // FromServer returns what becomes of msg on its way to the client: the
@@ -214,7 +215,7 @@ func (r *Rewriter) FromServer(msg []byte) Out {
 	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
 		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide: do not even look
 	}
-	return r.each(msg, true, r.serverMessage)
+	return r.each(msg, true, r.serverStep)
 }
 
 // MaxMessage is the largest message relayed, in bytes.
@@ -433,7 +434,7 @@ func (r *Rewriter) call(msg []byte) step {
 		if id.Type != gjson.String && id.Type != gjson.Number {
 			return step{drop: true}
 		}
-		return step{drop: true, back: append(toolError(id.Raw, err.Error()), '\n')}
+		return step{drop: true, back: append(completed(msg, toolError(id.Raw, err.Error())), '\n')}
 	}
 	if len(held) > 0 && !slices.Contains(r.cfg.SkipTools, name.Str) && !token.Carries(gjson.Parse(out), r.keep) {
 		injected, err := token.Inject(out, r.cfg.Arg, held[0])
