@@ -170,12 +170,7 @@ type ModernClient struct {
 // elicitation and listens for tool list changes.
 func ConnectModern(t *testing.T, version string, run func(in io.Reader, out io.Writer)) *ModernClient {
 	t.Helper()
-	toProxyR, toProxyW := io.Pipe()
-	fromProxyR, fromProxyW := io.Pipe()
-	go func() {
-		run(toProxyR, fromProxyW)
-		fromProxyW.Close()
-	}()
+	fromProxyR, toProxyW := serve(run)
 	c := &ModernClient{Seen: &SyncBuffer{}, Changed: make(chan struct{}, 16)}
 	client := mcp.NewClient(&mcp.Implementation{Name: "modern-test", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
