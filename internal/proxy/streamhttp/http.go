@@ -256,9 +256,13 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, m
 	return req, nil
 }
 
-// post sends one client message. It returns once the server has accepted
-// it (the response headers are in), so messages reach the server in the
-// client's order; the answer is read in the background.
+// post sends one client message. A legacy one: post returns once the
+// server has accepted it (the response headers are in), so messages reach
+// the server in the client's order (a session's are ordered). A
+// 2026-07-28 request stands on its own, and its server may send no header
+// before its answer: post returns at once, so that a cancellation or
+// another request need not wait for it. The answer is read in the
+// background.
 func (c *httpConn) post(body []byte) {
 	o, initialized := scan(body)
 	var mp *message
@@ -305,6 +309,26 @@ func (c *httpConn) post(body []byte) {
 			c.mu.Unlock()
 		}
 	}
+	if open == "" {
+		c.exchange(ctx, req, o, initialized, long, done)
+		return
+	}
+	if !long {
+		c.inflight.Add(1)
+	}
+	go func() {
+		if !long {
+			defer c.inflight.Done()
+		}
+		c.exchange(ctx, req, o, initialized, long, done)
+	}()
+}
+
+// exchange sends req (a POST of o's requests) and hands its answer on: in
+// the background once the response headers are in. done ends the request
+// (ctx is its context); long says its stream may last as long as the
+// relay (subscriptions/listen), and must not hold up its end.
+func (c *httpConn) exchange(ctx context.Context, req *http.Request, o *outstanding, initialized, long bool, done func()) {
 	resp, err := c.client.Do(req)
 	if err != nil {
 		done()

@@ -17,6 +17,14 @@ import (
 // returns the next line the client gets.
 func relayLines(t *testing.T, h *HTTP) (send func(line string) gjson.Result, stop func()) {
 	t.Helper()
+	write, read, stop := relayPipes(t, h)
+	return func(line string) gjson.Result { write(line); return read() }, stop
+}
+
+// relayPipes runs the relay on pipes: write writes one client line, read
+// returns the next line the client gets.
+func relayPipes(t *testing.T, h *HTTP) (write func(line string), read func() gjson.Result, stop func()) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	h.In, h.Out, h.Grace = inR, outW, 2*time.Second
@@ -27,25 +35,34 @@ func relayLines(t *testing.T, h *HTTP) (send func(line string) gjson.Result, sto
 		outW.Close()
 	}()
 	br := bufio.NewReader(outR)
-	send = func(line string) gjson.Result {
+	// Lines go in from a goroutine of their own: a write must not wait for
+	// the test to read what the relay writes meanwhile.
+	lines := make(chan string, 64)
+	go func() {
+		for l := range lines {
+			io.WriteString(inW, l+"\n")
+		}
+		inW.Close()
+	}()
+	write = func(line string) { lines <- line }
+	read = func() gjson.Result {
 		t.Helper()
-		io.WriteString(inW, line+"\n")
 		got := make(chan string, 1)
 		go func() { l, _ := br.ReadString('\n'); got <- l }()
 		select {
 		case l := <-got:
 			return gjson.Parse(l)
 		case <-time.After(5 * time.Second):
-			t.Fatalf("no answer to %s", line)
+			t.Fatal("no answer")
 		}
 		return gjson.Result{}
 	}
 	stop = func() {
-		inW.Close()
+		close(lines)
 		go io.Copy(io.Discard, outR)
 		<-done
 	}
-	return send, stop
+	return write, read, stop
 }
 
 // token42 is a 42-character token, as a workflow server mints them.
