@@ -40,17 +40,21 @@ type ModernServer struct {
 	secret []byte
 	calls  int
 	Server *mcp.Server
+	// Cancelled gets a value when a call of hold (which waits for its
+	// cancellation) ends cancelled.
+	Cancelled chan struct{}
 }
 
 // NewModernServer returns the server; versions, when given, are the only
 // revisions it accepts.
 func NewModernServer(versions ...string) *ModernServer {
-	s := &ModernServer{secret: []byte("modern-test-secret")}
+	s := &ModernServer{secret: []byte("modern-test-secret"), Cancelled: make(chan struct{}, 1)}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "modern-wf", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: versions})
 	s.Server.AddTool(&mcp.Tool{Name: "start_session", InputSchema: json.RawMessage(`{"type":"object"}`)}, s.startSession)
 	s.Server.AddTool(&mcp.Tool{Name: "next_step", InputSchema: json.RawMessage(`{"type":"object","properties":{"step":{"type":"string"},"session_token":{"type":"string"}},"required":["step","session_token"]}`)}, s.nextStep)
 	s.Server.AddTool(&mcp.Tool{Name: "confirm", InputSchema: json.RawMessage(`{"type":"object","properties":{"session_token":{"type":"string"}},"required":["session_token"]}`)}, s.confirm)
 	s.Server.AddTool(&mcp.Tool{Name: "grow", InputSchema: json.RawMessage(`{"type":"object"}`)}, s.grow)
+	s.Server.AddTool(&mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)}, s.hold)
 	return s
 }
 
@@ -75,6 +79,22 @@ func (s *ModernServer) issue() *mcp.CallToolResult {
 func refuse(format string, a ...any) *mcp.CallToolResult {
 	b, _ := json.Marshal(a)
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: format + " " + string(b)}}}
+}
+
+// CheckCancel calls hold and gives up on it after a moment, as a client
+// whose user stops a call: the server must see the call cancelled.
+func CheckCancel(t *testing.T, c *ModernClient, s *ModernServer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := c.CS.CallTool(ctx, &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("hold returned before it was cancelled")
+	}
+	select {
+	case <-s.Cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server's call was not cancelled")
+	}
 }
 
 // token checks the call's session_token against the latest.
@@ -132,6 +152,19 @@ func (s *ModernServer) confirm(_ context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	s.calls++
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "confirmed"}}}, nil
+}
+
+func (s *ModernServer) hold(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	select {
+	case <-ctx.Done():
+		select {
+		case s.Cancelled <- struct{}{}:
+		default:
+		}
+		return nil, ctx.Err()
+	case <-time.After(10 * time.Second):
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "never cancelled"}}}, nil
+	}
 }
 
 func (s *ModernServer) grow(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -21,7 +21,8 @@ import (
 // call without the client passing it, a multi round-trip call whose
 // requestState holds the token gets it back byte for byte, a list change
 // reaches the client (on the subscriptions/listen stream, or the GET
-// stream), and the client never sees a token.
+// stream), and the client never sees a token. At 2026-07-28 a call the
+// client gives up on is cancelled on the server: its stream is closed.
 func TestHTTPModernSDK(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -35,7 +36,10 @@ func TestHTTPModernSDK(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := proxytest.NewModernServer(c.versions...)
-			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, &mcp.StreamableHTTPOptions{Stateless: c.stateless})
+			// The go-sdk cancels a 2026-07-28 handler when its stream
+			// closes only when asked to.
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server },
+				&mcp.StreamableHTTPOptions{Stateless: c.stateless, PropagateRequestCancellation: true})
 			var mu sync.Mutex
 			var seen []http.Header
 			var methods []string
@@ -56,6 +60,9 @@ func TestHTTPModernSDK(t *testing.T) {
 				}
 			})
 			proxytest.CheckModern(t, client, c.version)
+			if c.version == proxytest.Modern {
+				proxytest.CheckCancel(t, client, srv)
+			}
 			client.CS.Close()
 			select {
 			case <-done:
