@@ -21,6 +21,9 @@ const (
 	droidVersion    = "0.225.2"
 	kiloVersion     = "7.7.7"
 	agentSDKVersion = "0.3.330"
+	// The TypeScript SDK's v2 client, the first that speaks MCP 2026-07-28
+	// (the 1.x @modelcontextprotocol/sdk does not).
+	mcpClientVersion = "2.4.0"
 )
 
 var clients2Packages = []string{
@@ -32,6 +35,7 @@ var clients2Packages = []string{
 	"@factory/cli-linux-x64@" + droidVersion,
 	"@kilocode/cli@" + kiloVersion,
 	"@anthropic-ai/claude-agent-sdk@" + agentSDKVersion,
+	"@modelcontextprotocol/client@" + mcpClientVersion,
 }
 
 // envClients2 names the npm prefix holding the clients above, passed from
@@ -119,9 +123,13 @@ func checkVersions2(dir string) error {
 			return fmt.Errorf("%s --version: want %s, got %q (err %v)", c.bin, c.want, tail(string(out), 5), err)
 		}
 	}
-	pkg, err := os.ReadFile(filepath.Join(dir, "clients", "node_modules", "@anthropic-ai", "claude-agent-sdk", "package.json"))
-	if err != nil || !strings.Contains(string(pkg), `"version": "`+agentSDKVersion+`"`) {
-		return fmt.Errorf("@anthropic-ai/claude-agent-sdk: want %s (%v)", agentSDKVersion, err)
+	for _, p := range []struct{ name, want string }{
+		{"@anthropic-ai/claude-agent-sdk", agentSDKVersion}, {"@modelcontextprotocol/client", mcpClientVersion},
+	} {
+		pkg, err := os.ReadFile(filepath.Join(dir, "clients", "node_modules", filepath.FromSlash(p.name), "package.json"))
+		if err != nil || !strings.Contains(string(pkg), `"version": "`+p.want+`"`) {
+			return fmt.Errorf("%s: want %s (%v)", p.name, p.want, err)
+		}
 	}
 	return nil
 }

@@ -24,6 +24,8 @@ func newMCPCmd(io *streams) *cobra.Command {
 		Use:   "mcp --role child|supervisor",
 		Short: "Stdio MCP server for the approval queue: a child's permission prompt, or a supervisor's controls",
 		Long: `Runs a stdio MCP server (newline-delimited JSON-RPC) on the approval queue.
+It speaks MCP 2026-07-28 (server/discover, the revision in each request's
+_meta) and, through initialize, 2025-11-25 and earlier.
 
 --role child offers one tool, permit, for Claude Code's
 --permission-prompt-tool mcp__<name>__permit: it queues the call and answers

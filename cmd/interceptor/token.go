@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
-	"io"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 

@@ -1,7 +1,8 @@
 // Package mcpserver is interceptor's own stdio MCP server (interceptor mcp):
 // newline-delimited JSON-RPC 2.0 on stdin/stdout with initialize,
 // notifications/initialized, ping, tools/list and tools/call (and
-// notifications/cancelled). It is written by hand on gjson/sjson because the
+// notifications/cancelled), and revision 2026-07-28's server/discover,
+// per-request _meta and subscriptions/listen. It is written by hand on gjson/sjson because the
 // MCP Go SDK must not be linked into the hook binary (its package
 // initialization alone costs every hook process about 1.4 ms).
 //
@@ -11,6 +12,9 @@
 // The files:
 //
 //   - server.go is the protocol: Server, Tool, Result.
+//   - revision.go is what revision 2026-07-28 adds: each request's
+//     revision checked on its own (-32022 when unsupported), resultType
+//     and serverInfo in its results, server/discover, subscriptions/listen.
 //   - approvals.go is the approval queue's tools (internal/approvals): the
 //     child role's permit (Claude Code's --permission-prompt-tool, asking
 //     through approvals.Store.Ask) and the supervisor role's pending,

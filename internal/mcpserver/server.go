@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
@@ -13,8 +14,9 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// Versions are the protocol revisions this server speaks, newest first.
-var Versions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// Versions are the protocol revisions this server speaks, newest first:
+// ModernVersions (revision.go), then the ones initialize negotiates.
+var Versions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // MaxMessage bounds one incoming line.
 const MaxMessage = 16 << 20
@@ -202,13 +204,25 @@ func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, in
 		s.replyError("null", codeInvalidRequest, "invalid request: id must be a string or a number")
 		return
 	}
+	e, ok := s.eraOf(id.Raw, params)
+	if !ok {
+		return
+	}
 	switch method.Str {
 	case "initialize":
 		s.initialize(id.Raw, params)
+	case "server/discover":
+		s.discover(id.Raw, e)
+	case "subscriptions/listen":
+		if !e.modern {
+			s.replyError(id.Raw, codeNoMethod, "method not found: subscriptions/listen (2026-07-28 or later)")
+			return
+		}
+		s.listen(id.Raw, e)
 	case "ping":
-		s.replyResult(id.Raw, "{}")
+		s.reply(id.Raw, e, "{}")
 	case "tools/list":
-		s.toolsList(id.Raw)
+		s.toolsList(id.Raw, e)
 	case "tools/call":
 		name := params.Get("name")
 		var tool *Tool
@@ -233,25 +247,30 @@ func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, in
 			defer wg.Done()
 			defer inflight.Delete(id.Raw)
 			defer cancel()
-			s.call(cctx, id.Raw, tool, args)
+			s.call(cctx, id.Raw, e, tool, args)
 		}()
 	default:
 		s.replyError(id.Raw, codeNoMethod, "method not found: "+method.Str)
 	}
 }
 
+// initialize answers the legacy handshake with the revision the client
+// asks for when this server speaks it, else the newest legacy one (a
+// client asking for 2026-07-28 here has fallen back from it).
 func (s *Server) initialize(id string, params gjson.Result) {
-	version := Versions[1]
-	if want := params.Get("protocolVersion").Str; want != "" {
-		for _, v := range Versions {
-			if v == want {
-				version = v
-			}
+	version := ""
+	want := params.Get("protocolVersion").Str
+	for _, v := range Versions {
+		if slices.Contains(ModernVersions, v) {
+			continue
+		}
+		if version == "" || v == want {
+			version = v
 		}
 	}
 	res := `{}`
 	res, _ = sjson.Set(res, "protocolVersion", version)
-	res, _ = sjson.SetRaw(res, "capabilities", `{"tools":{"listChanged":false}}`)
+	res, _ = sjson.SetRaw(res, "capabilities", capabilities)
 	res, _ = sjson.Set(res, "serverInfo.name", s.Name)
 	res, _ = sjson.Set(res, "serverInfo.version", s.Version)
 	if s.Instructions != "" {
@@ -260,7 +279,7 @@ func (s *Server) initialize(id string, params gjson.Result) {
 	s.replyResult(id, res)
 }
 
-func (s *Server) toolsList(id string) {
+func (s *Server) toolsList(id string, e era) {
 	list := `[]`
 	for _, t := range s.Tools {
 		obj := `{}`
@@ -273,10 +292,14 @@ func (s *Server) toolsList(id string) {
 		obj, _ = sjson.SetRaw(obj, "inputSchema", schema)
 		list, _ = sjson.SetRaw(list, "-1", obj)
 	}
-	s.replyResult(id, `{"tools":`+list+`}`)
+	res := `{"tools":` + list + `}`
+	if e.modern {
+		res = cacheable(res)
+	}
+	s.reply(id, e, res)
 }
 
-func (s *Server) call(ctx context.Context, id string, t *Tool, args gjson.Result) {
+func (s *Server) call(ctx context.Context, id string, e era, t *Tool, args gjson.Result) {
 	var res Result
 	var err error
 	func() {
@@ -295,7 +318,7 @@ func (s *Server) call(ctx context.Context, id string, t *Tool, args gjson.Result
 	if res.IsError {
 		out, _ = sjson.SetRaw(out, "isError", "true")
 	}
-	s.replyResult(id, out)
+	s.reply(id, e, out)
 }
 
 func (s *Server) replyResult(id, result string) {

@@ -85,8 +85,8 @@ func TestProtocol(t *testing.T) {
 		t.Fatalf("parse error: %s", r.Raw)
 	}
 	s.send(`{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}`)
-	if r := s.recv(); r.Get("result.protocolVersion").Str != Versions[1] {
-		t.Fatalf("unknown version not answered with ours: %s", r.Raw)
+	if r := s.recv(); r.Get("result.protocolVersion").Str != "2025-11-25" {
+		t.Fatalf("unknown version not answered with our newest legacy one: %s", r.Raw)
 	}
 	s.in.Close()
 	if err := <-s.done; err != nil {

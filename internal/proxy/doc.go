@@ -21,8 +21,14 @@
 //     ends it when the client goes.
 //   - lines.go reads newline-delimited messages with a size bound.
 //   - human.go serves human tools beside the server's (--human-tools).
+//   - mrtr.go is what MCP 2026-07-28 adds: a multi round-trip requestState
+//     shown with stand-ins goes back to the server as it wrote it, and the
+//     proxy's own results carry resultType.
+//   - excerpt.go quotes a server's text (an HTTP error body) redacted, then
+//     cut.
 //
-// The Streamable HTTP side is the subpackage streamhttp, linked only with
+// The Streamable HTTP side is the subpackage streamhttp (http.go relays,
+// headers.go has the per-request headers of 2026-07-28), linked only with
 // the proxyhttp build tag (net/http would slow every hook run); proxytest
 // holds what the tests share.
 package proxy

@@ -44,7 +44,7 @@ func (r *Rewriter) humanCall(msg []byte) (step, bool) {
 	}
 	reply := func() []byte {
 		text, isErr := h.Call(name.Str, raw)
-		return append(toolResult(id.Raw, text, isErr), '\n')
+		return append(completed(msg, toolResult(id.Raw, text, isErr)), '\n')
 	}
 	if r.later == nil {
 		// No way to answer later (a relay without one): answer now.

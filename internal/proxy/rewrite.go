@@ -129,6 +129,7 @@ type Rewriter struct {
 	schemas map[string]map[string]argInfo
 	pending map[string]pending // request id (see idKey) -> what it asked
 	later   func([]byte)       // writes to the client out of turn (SetLater)
+	states  requestStates      // the server's requestStates the client got redacted (mrtr.go)
 }
 
 // secret is one value the model reads only as a stand-in.
@@ -204,6 +205,17 @@ func (r *Rewriter) Held() token.Held {
 	return out
 }
 
+// secretValues are the values the model reads only as stand-ins.
+func (r *Rewriter) secretValues() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, len(r.secrets))
+	for i, s := range r.secrets {
+		out[i] = s.value
+	}
+	return out
+}
+
 // Holding returns what the connection holds. The caller must not modify
 // it.
 func (r *Rewriter) Holding() token.Holding {
@@ -258,7 +270,7 @@ type Out struct {
 // tracked, tools/call arguments get the held token. Anything else goes on
 // as it is, the same slice.
 func (r *Rewriter) FromClient(msg []byte) Out {
-	return r.each(msg, false, r.clientMessage)
+	return r.each(msg, false, r.clientStep)
 }
 
 // FromServer returns what becomes of msg on its way to the client: the
@@ -272,7 +284,7 @@ func (r *Rewriter) FromServer(msg []byte) Out {
 	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
 		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide: do not even look
 	}
-	return r.each(msg, true, r.serverMessage)
+	return r.each(msg, true, r.serverStep)
 }
 
 // MaxMessage is the largest message relayed, in bytes.
@@ -491,7 +503,7 @@ func (r *Rewriter) call(msg []byte) step {
 		if id.Type != gjson.String && id.Type != gjson.Number {
 			return step{drop: true}
 		}
-		return step{drop: true, back: append(toolError(id.Raw, why), '\n')}
+		return step{drop: true, back: append(completed(msg, toolError(id.Raw, why)), '\n')}
 	}
 	switch {
 	case err != nil:

@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Hour)
 	case "script":
 		os.Exit(runScriptServer())
+	case "sdk", "sdk-2026":
+		// A go-sdk server (proxytest.ModernServer), every revision or only
+		// 2026-07-28.
+		os.Exit(proxytest.ServeModernStdio(os.Getenv(childEnv) == "sdk-2026"))
 	case "sigterm":
 		// Exit 42 on SIGTERM.
 		c := make(chan os.Signal, 1)

@@ -19,12 +19,7 @@ import (
 // SDKClient connects an MCP client (the go-sdk's) to a proxy through pipes.
 func SDKClient(t *testing.T, run func(in io.Reader, out io.Writer)) *mcp.ClientSession {
 	t.Helper()
-	toProxyR, toProxyW := io.Pipe()
-	fromProxyR, fromProxyW := io.Pipe()
-	go func() {
-		run(toProxyR, fromProxyW)
-		fromProxyW.Close()
-	}()
+	fromProxyR, toProxyW := serve(run)
 	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -33,6 +28,18 @@ func SDKClient(t *testing.T, run func(in io.Reader, out io.Writer)) *mcp.ClientS
 		t.Fatalf("connect through the proxy: %v", err)
 	}
 	return cs
+}
+
+// serve runs a proxy on pipes and returns the client's ends: what the
+// proxy writes, and where the client writes to it.
+func serve(run func(in io.Reader, out io.Writer)) (*io.PipeReader, *io.PipeWriter) {
+	toProxyR, toProxyW := io.Pipe()
+	fromProxyR, fromProxyW := io.Pipe()
+	go func() {
+		run(toProxyR, fromProxyW)
+		fromProxyW.Close()
+	}()
+	return fromProxyR, toProxyW
 }
 
 // CheckWorkflow lists the tools and runs start_session then next_step

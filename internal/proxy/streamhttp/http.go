@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -53,10 +55,11 @@ func (h *HTTP) Run(rw *proxy.Rewriter) (int, error) {
 	if grace <= 0 {
 		grace = proxy.DefaultGrace
 	}
-	client := h.Client
-	if client == nil {
-		client = &http.Client{}
+	client := &http.Client{}
+	if h.Client != nil {
+		*client = *h.Client
 	}
+	client.CheckRedirect = sameOrigin(client.CheckRedirect)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &httpConn{h: h, rw: rw, client: client, ctx: ctx}
@@ -96,8 +99,19 @@ type httpConn struct {
 	session   string // Mcp-Session-Id
 	version   string // MCP-Protocol-Version, from the initialize result
 	listening bool   // the GET stream was started
+	// open are the 2026-07-28 requests whose answer is still coming, by
+	// id (idKey): closing one's response stream is how it is cancelled.
+	open map[string]*openRequest
+
+	params paramHeaders // x-mcp-header bindings, from tools/list results
 
 	inflight sync.WaitGroup
+}
+
+// openRequest is one 2026-07-28 request under way.
+type openRequest struct {
+	cancel context.CancelFunc
+	o      *outstanding
 }
 
 func (c *httpConn) logf(format string, a ...any) { c.rw.Logf(format, a...) }
@@ -131,6 +145,31 @@ type outstanding struct {
 	mu   sync.Mutex
 	ids  map[string]string // idKey -> raw id
 	init string            // idKey of an initialize request, if any
+	list string            // idKey of a 2026-07-28 tools/list request, if any
+}
+
+// forget stops waiting for the request with idKey k (it was cancelled: no
+// answer is due, not even an error).
+func (o *outstanding) forget(k string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.ids, k)
+}
+
+// answersList reports whether msg (a single message) answers o's
+// 2026-07-28 tools/list request.
+func (o *outstanding) answersList(msg []byte) bool {
+	if o == nil || o.list == "" {
+		return false
+	}
+	k, ok := proxy.IDKey(gjson.GetBytes(msg, "id"))
+	if !ok || k != o.list || gjson.GetBytes(msg, "method").Exists() {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, waiting := o.ids[k]
+	return waiting
 }
 
 func (o *outstanding) answered(msg []byte) (key string, ok bool) {
@@ -178,12 +217,15 @@ func scan(body []byte) (o *outstanding, initialized bool) {
 	return o, initialized
 }
 
-func (c *httpConn) newRequest(method string, body []byte) (*http.Request, error) {
+// newRequest is an HTTP request to the server; m is the client message a
+// POST carries, when it is a single one (its revision decides the
+// headers).
+func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, m *message) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(c.ctx, method, c.h.URL, rd)
+	req, err := http.NewRequestWithContext(ctx, method, c.h.URL, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +238,10 @@ func (c *httpConn) newRequest(method string, body []byte) (*http.Request, error)
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
 	}
+	if m != nil && m.modern() {
+		// Sessionless: no session id, whatever came before.
+		return req, m.setHeaders(req.Header, &c.params)
+	}
 	c.mu.Lock()
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
@@ -204,22 +250,94 @@ func (c *httpConn) newRequest(method string, body []byte) (*http.Request, error)
 		req.Header.Set("Mcp-Protocol-Version", c.version)
 	}
 	c.mu.Unlock()
+	if m != nil {
+		return req, m.setHeaders(req.Header, &c.params)
+	}
 	return req, nil
 }
 
-// post sends one client message. It returns once the server has accepted
-// it (the response headers are in), so messages reach the server in the
-// client's order; the answer is read in the background.
+// post sends one client message. A legacy one: post returns once the
+// server has accepted it (the response headers are in), so messages reach
+// the server in the client's order (a session's are ordered). A
+// 2026-07-28 request stands on its own, and its server may send no header
+// before its answer: post returns at once, so that a cancellation or
+// another request need not wait for it. The answer is read in the
+// background.
 func (c *httpConn) post(body []byte) {
 	o, initialized := scan(body)
-	req, err := c.newRequest(http.MethodPost, body)
+	var mp *message
+	if m, ok := parseMessage(body); ok {
+		mp = &m
+		if m.method == "notifications/cancelled" && c.cancelOpen(m.v.Get("params.requestId")) {
+			// 2026-07-28: closing the response stream is the cancellation;
+			// the notification itself is not for HTTP.
+			return
+		}
+		if k, ok := idKey(m.id); ok && m.modern() && m.method == "tools/list" {
+			o.list = k
+		}
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	req, err := c.newRequest(ctx, http.MethodPost, body, mp)
 	if err != nil {
+		cancel()
 		c.fail(o, err.Error())
 		return
 	}
+	// A 2026-07-28 request's stream is its own: the client cancels it by
+	// id. The listen stream never ends on its own; it does not hold up the
+	// end of the relay.
+	open, long := "", false
+	if mp != nil && mp.modern() {
+		if k, ok := idKey(mp.id); ok {
+			open, long = k, mp.method == "subscriptions/listen"
+			c.mu.Lock()
+			if c.open == nil {
+				c.open = map[string]*openRequest{}
+			}
+			c.open[k] = &openRequest{cancel: cancel, o: o}
+			c.mu.Unlock()
+		}
+	}
+	done := func() {
+		cancel()
+		if open != "" {
+			c.mu.Lock()
+			if r := c.open[open]; r != nil && r.o == o {
+				delete(c.open, open)
+			}
+			c.mu.Unlock()
+		}
+	}
+	if open == "" {
+		c.exchange(ctx, req, o, initialized, long, done)
+		return
+	}
+	if !long {
+		c.inflight.Add(1)
+	}
+	go func() {
+		if !long {
+			defer c.inflight.Done()
+		}
+		c.exchange(ctx, req, o, initialized, long, done)
+	}()
+}
+
+// exchange sends req (a POST of o's requests) and hands its answer on: in
+// the background once the response headers are in. done ends the request
+// (ctx is its context); long says its stream may last as long as the
+// relay (subscriptions/listen), and must not hold up its end.
+func (c *httpConn) exchange(ctx context.Context, req *http.Request, o *outstanding, initialized, long bool, done func()) {
 	resp, err := c.client.Do(req)
 	if err != nil {
-		if c.ctx.Err() == nil {
+		done()
+		var cross *crossOrigin
+		switch {
+		case errors.As(err, &cross):
+			c.logf("%v", cross)
+			c.fail(o, cross.Error())
+		case c.ctx.Err() == nil && ctx.Err() == nil:
 			c.fail(o, "cannot reach the MCP server: "+err.Error())
 		}
 		return
@@ -233,9 +351,14 @@ func (c *httpConn) post(body []byte) {
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	switch {
 	case ok && ct == "text/event-stream":
-		c.inflight.Add(1)
+		if !long {
+			c.inflight.Add(1)
+		}
 		go func() {
-			defer c.inflight.Done()
+			if !long {
+				defer c.inflight.Done()
+			}
+			defer done()
 			defer resp.Body.Close()
 			readSSE(resp.Body, c.rw.MaxMessage(), func(_ string, data []byte, over *rawjson.Head) { c.deliver(data, over, o) })
 			c.fail(o, "the MCP server's event stream ended without an answer")
@@ -244,6 +367,7 @@ func (c *httpConn) post(body []byte) {
 		c.inflight.Add(1)
 		go func() {
 			defer c.inflight.Done()
+			defer done()
 			defer resp.Body.Close()
 			max := c.rw.MaxMessage()
 			data, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
@@ -262,20 +386,28 @@ func (c *httpConn) post(body []byte) {
 		}()
 	case ok:
 		resp.Body.Close()
+		done()
 		c.fail(o, fmt.Sprintf("the MCP server answered HTTP %d without a response", resp.StatusCode))
 		if initialized {
 			c.listen()
 		}
 	default:
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		const keep = 4 << 10
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, keep+1))
 		resp.Body.Close()
-		if ct == "application/json" && gjson.ValidBytes(data) {
+		done()
+		cut := len(data) > keep
+		if cut {
+			data = data[:keep]
+		} else if ct == "application/json" && gjson.ValidBytes(data) {
 			c.deliver(data, nil, o) // a JSON-RPC error the server wrote itself
 		}
 		c.mu.Lock()
 		expired := resp.StatusCode == http.StatusNotFound && c.session != ""
 		c.mu.Unlock()
-		msg := fmt.Sprintf("the MCP server answered HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(oneLine(data, 200))))
+		// Held tokens are replaced before the text is cut: a cut inside a
+		// token would leave most of it unrecognizable, and in clear.
+		msg := strings.TrimSpace(fmt.Sprintf("the MCP server answered HTTP %d %s", resp.StatusCode, c.rw.Excerpt(data, 200, cut)))
 		if expired {
 			msg = "the MCP server ended the session (HTTP 404); restart the client to start a new one"
 		}
@@ -283,11 +415,69 @@ func (c *httpConn) post(body []byte) {
 	}
 }
 
-func oneLine(b []byte, max int) []byte {
-	if len(b) > max {
-		b = b[:max]
+// cancelOpen closes the response stream of the 2026-07-28 request with id
+// (the client cancelled it); no answer is then due. It reports false when
+// no such request is under way (a legacy one: its server gets the
+// notification).
+func (c *httpConn) cancelOpen(id gjson.Result) bool {
+	k, ok := idKey(id)
+	if !ok {
+		return false
 	}
-	return bytes.Join(bytes.Fields(b), []byte{' '})
+	c.mu.Lock()
+	r := c.open[k]
+	delete(c.open, k)
+	c.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	r.o.forget(k)
+	r.cancel()
+	return true
+}
+
+// crossOrigin is a redirect the relay refused to follow.
+type crossOrigin struct{ from, to string }
+
+func (e *crossOrigin) Error() string {
+	return "the MCP server redirected the request from " + e.from + " to another origin, " + e.to +
+		"; not followed (the request carries the session token and the --header values)"
+}
+
+// sameOrigin is a redirect policy that follows a redirect only within the
+// origin (scheme, host and port) of the first request: a 307 or 308 would
+// send the body, with its injected token, and every header, X-Api-Key and
+// Mcp-Session-Id too, to wherever it points. next is the policy it wraps
+// (nil: Go's default of at most 10 redirects).
+func sameOrigin(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if from, to := origin(via[0].URL), origin(req.URL); from != to {
+			return &crossOrigin{from: from, to: to}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// origin is u's scheme, host and port (the default port when none is
+// given), in lower case.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // deliver passes one message (or batch) from the server to the client, on
@@ -296,6 +486,15 @@ func (c *httpConn) deliver(data []byte, over *rawjson.Head, o *outstanding) {
 	if over != nil {
 		c.relay(c.rw.Oversized(true, over), o)
 		return
+	}
+	if o.answersList(data) {
+		// The server's own list, before the proxy edits it: the Mcp-Param
+		// headers of later calls come from it.
+		var dropped []string
+		data, dropped = c.params.learn(data)
+		for _, d := range dropped {
+			c.logf("tools/list: left out tool %s (an HTTP client must not offer it)", d)
+		}
 	}
 	if bytes.ContainsAny(data, "\r\n") {
 		// In valid JSON, raw line breaks are only whitespace between tokens;
@@ -405,7 +604,7 @@ func (c *httpConn) listen() {
 	go func() {
 		lastID := ""
 		for backoff := 500 * time.Millisecond; c.ctx.Err() == nil; {
-			req, err := c.newRequest(http.MethodGet, nil)
+			req, err := c.newRequest(c.ctx, http.MethodGet, nil, nil)
 			if err != nil {
 				return
 			}
