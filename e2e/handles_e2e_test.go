@@ -170,11 +170,14 @@ func (hs *handlesScenario) run(label, prompt string) time.Duration {
 	return r.took
 }
 
-// dumpRuns logs the end of each run's output, the model's replies and the
-// debug and proxy logs, for a failed test.
+// dumpRuns logs the end of the server's log (serverLog: its contents, if
+// any), the model's replies, the output of the failed and the last run, and
+// the debug and proxy logs, for a failed test.
 func (hs *handlesScenario) dumpRuns(serverLog string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n===== server log (last 60 lines of %s)\n%s\n", hs.serverLog, tail(serverLog, 60))
+	if serverLog != "" {
+		fmt.Fprintf(&b, "\n===== server log (last 60 lines of %s)\n%s\n", hs.serverLog, tail(serverLog, 60))
+	}
 	fmt.Fprintf(&b, "===== model requests (last 40)\n")
 	reqs := hs.model.Requests()
 	for _, r := range reqs[max(0, len(reqs)-40):] {

@@ -280,14 +280,25 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-func (s *Server) startSession(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// call starts the log record of a call of tool; a call whose arguments are
+// not an object is logged and answered here (bad).
+func (s *Server) call(tool string, req *mcp.CallToolRequest) (rec Record, bad *mcp.CallToolResult) {
 	args, err := decodeArgs(req.Params.Arguments)
-	rec := Record{Event: "call", Tool: "start_session", Args: args}
+	rec = Record{Event: "call", Tool: tool, Args: args}
 	if err != nil {
 		rec.Verdict, rec.Reason = VerdictBadArgument, err.Error()
 		s.log(rec)
-		return errResult("bad arguments: %v", err), nil
+		return rec, errResult("bad arguments: %v", err)
 	}
+	return rec, nil
+}
+
+func (s *Server) startSession(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	rec, bad := s.call("start_session", req)
+	if bad != nil {
+		return bad, nil
+	}
+	args := rec.Args
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.starts++
@@ -331,13 +342,11 @@ type handler func(idx string, args map[string]any, rec *Record) (*mcp.CallToolRe
 // current session's or one of its live children's.
 func (s *Server) authenticated(tool string, h handler) mcp.ToolHandler {
 	return func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args, err := decodeArgs(req.Params.Arguments)
-		rec := Record{Event: "call", Tool: tool, Args: args}
-		if err != nil {
-			rec.Verdict, rec.Reason = VerdictBadArgument, err.Error()
-			s.log(rec)
-			return errResult("bad arguments: %v", err), nil
+		rec, bad := s.call(tool, req)
+		if bad != nil {
+			return bad, nil
 		}
+		args := rec.Args
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		reject := func(verdict, reason string) (*mcp.CallToolResult, error) {
