@@ -48,6 +48,7 @@ const (
 	envClients     = "E2E_CLIENTS"  // npm prefix holding node_modules/.bin/{claude,codex,gemini,opencode}
 	envOCPlugin    = "E2E_OCPLUGIN" // dir with package.json, package-lock.json, node_modules
 	envRepo        = "E2E_REPO"
+	envIndexServer = "E2E_INDEXSERVER"
 )
 
 // Paths of what the outer run prepared, read inside the namespace.
@@ -104,7 +105,8 @@ func outer() int {
 	t0 := time.Now()
 	interceptor := filepath.Join(work, "interceptor")
 	tokenServer := filepath.Join(work, "tokenserver")
-	builds := []struct{ out, pkg string }{{interceptor, "./cmd/interceptor"}, {tokenServer, "./e2e/tokenserver"}}
+	indexServer := filepath.Join(work, "indexserver")
+	builds := []struct{ out, pkg string }{{interceptor, "./cmd/interceptor"}, {tokenServer, "./e2e/tokenserver"}, {indexServer, "./e2e/indexserver"}}
 	if prebuilt := os.Getenv("E2E_INTERCEPTOR_BIN"); prebuilt != "" {
 		// Test a given binary (a release build, or while the tree does not build).
 		if interceptor, err = filepath.Abs(prebuilt); err != nil {
@@ -132,8 +134,9 @@ func outer() int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(),
 		envInNetns+"=1", envInterceptor+"="+interceptor, envTokenServer+"="+tokenServer,
-		envClients+"="+clients, envOCPlugin+"="+ocPlugin, envRepo+"="+repo)
+		envClients+"="+clients, envOCPlugin+"="+ocPlugin, envRepo+"="+repo, envIndexServer+"="+indexServer)
 	cmd.Env = append(cmd.Env, clients2Env()...)
+	cmd.Env = append(cmd.Env, dcEnv()...)
 	err = cmd.Run()
 	fmt.Fprintf(os.Stderr, "e2e: whole run (setup + tests) took %s\n", time.Since(start).Round(time.Second))
 	var ee *exec.ExitError

@@ -1,0 +1,110 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Desktop Commander, the real MCP server from npm (issue 20), pinned, in a
+// cached install of its own. --ignore-scripts skips its postinstall, which
+// downloads ripgrep and Chrome: its search runs the system's rg (.ci/e2e
+// installs ripgrep).
+const dcVersion = "0.2.52"
+
+var dcPackage = "@wonderwhy-er/desktop-commander@" + dcVersion
+
+// envDC names Desktop Commander's entry point (dist/index.js), passed from
+// the outer run to the one inside the namespace; envDCErr carries why
+// installing it failed (its tests then fail, the others still run).
+const (
+	envDC    = "E2E_DC"
+	envDCErr = "E2E_DC_ERR"
+)
+
+// dcEnv installs Desktop Commander (once) and returns what the inner run
+// needs to find it.
+func dcEnv() []string {
+	entry, err := installDC()
+	if err != nil {
+		return []string{envDCErr + "=" + strings.ReplaceAll(err.Error(), "\n", " | ")}
+	}
+	return []string{envDC + "=" + entry}
+}
+
+// dcEntry is Desktop Commander's dist/index.js; it fails the test when the
+// install failed.
+func dcEntry(t interface{ Fatalf(string, ...any) }) string {
+	if e := os.Getenv(envDCErr); e != "" {
+		t.Fatalf("E2E SETUP FAILED: cannot install %s: %s", dcPackage, e)
+	}
+	return os.Getenv(envDC)
+}
+
+func installDC() (string, error) {
+	cache := os.Getenv("E2E_CLIENT_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "interceptor-e2e-cache")
+		if home, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(home, ".cache", "interceptor-e2e")
+		}
+	}
+	sum := sha256.Sum256([]byte(dcPackage))
+	dir := filepath.Join(cache, "dc-"+hex.EncodeToString(sum[:6]))
+	entry := func(d string) string {
+		return filepath.Join(d, "node_modules", "@wonderwhy-er", "desktop-commander", "dist", "index.js")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		if err := checkDCVersion(dir); err == nil {
+			fmt.Fprintf(os.Stderr, "e2e: using cached %s in %s\n", dcPackage, dir)
+			return entry(dir), nil
+		}
+		os.RemoveAll(dir)
+	}
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "e2e: installing %s (--ignore-scripts) into %s\n", dcPackage, dir)
+	tmp := dir + fmt.Sprintf(".tmp-%d", os.Getpid())
+	os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return "", err
+	}
+	pkg := fmt.Sprintf("{\"dependencies\": {%q: %q}}\n", "@wonderwhy-er/desktop-commander", dcVersion)
+	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(pkg), 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("npm", "install", "--prefix", tmp, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = tmp
+	if out, err := runWithTimeout(cmd, 8*time.Minute); err != nil {
+		return "", fmt.Errorf("npm install --ignore-scripts %s: %v\n%s", dcPackage, err, tail(string(out), 40))
+	}
+	if err := checkDCVersion(tmp); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(dcPackage+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: installed %s in %s\n", dcPackage, time.Since(start).Round(time.Second))
+	return entry(dir), nil
+}
+
+// checkDCVersion checks the installed version.
+func checkDCVersion(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@wonderwhy-er", "desktop-commander", "package.json"))
+	if err != nil || !bytes.Contains(b, []byte(`"version": "`+dcVersion+`"`)) {
+		return fmt.Errorf("%s: want version %s (%v)", dcPackage, dcVersion, err)
+	}
+	return nil
+}
