@@ -196,6 +196,9 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	case err != nil:
 		return Outcome{}, fmt.Errorf("%s %s: %w", ev.Client.Name(), ev.ToolName, err)
 	}
+	if err := o.retireOnStart(ev, st, server, tool, specs); err != nil {
+		return Outcome{}, err
+	}
 	var out Outcome
 	for _, w := range f.Withheld {
 		out.Warning = joinWarnings(out.Warning, fmt.Sprintf("%s/%s: no %s injected: %s; the one held before is not used", server, tool, w.Handle, w.Why))
@@ -215,6 +218,32 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	}
 	out.Reply = reply
 	return out, nil
+}
+
+// retireOnStart retires, when tool starts a handle over, the value held
+// for it (token.Spec.Starting): the value the start's result mints takes
+// its place, and when no result reaches capture (a failed call: Codex runs
+// no post-tool hook for it) nothing older is injected after it.
+func (o Options) retireOnStart(ev *hooks.Event, st *state.Store, server, tool string, specs []token.Spec) error {
+	starts := false
+	for i := range specs {
+		starts = starts || slices.Contains(specs[i].Starts, tool)
+	}
+	if !starts {
+		return nil
+	}
+	return st.Update(server, ev.Session, ev.Client.Name(), o.Sessionless, func(h token.Holding) (token.Holding, bool) {
+		if len(specs) == 1 {
+			state.AdoptLegacy(h, specs[0].Name)
+		}
+		changed := false
+		for i := range specs {
+			if l, ok := specs[i].Starting(h[specs[i].Name], tool); ok {
+				h[specs[i].Name], changed = l, true
+			}
+		}
+		return h, changed
+	})
 }
 
 // Capture stores the values a post-tool result of one of the servers
@@ -257,7 +286,7 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 		for i := range specs {
 			s := &specs[i]
 			before := h[s.Name]
-			after, note := s.Apply(before, tool, mints[i].m, mints[i].err)
+			after, note := s.Apply(before, tool, mints[i].m, mints[i].err, s.Carried(ev.Input))
 			if note != "" {
 				notes = append(notes, fmt.Sprintf("%s/%s: %s", server, tool, note))
 			}

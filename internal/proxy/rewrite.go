@@ -105,6 +105,9 @@ const (
 type pending struct {
 	kind kind
 	tool string // a tools/call's tool
+	// carried is what the call passed in each handle's argument, as it
+	// went to the server (token.Spec.Apply: an echo is not a new value).
+	carried map[string]string
 }
 
 // argInfo is what a tool's input schema says of one argument.
@@ -458,15 +461,31 @@ func (r *Rewriter) clientMessage(msg []byte) step {
 			return st // answered here, never relayed: nothing to track
 		}
 	}
-	if id, ok := idKey(gjson.GetBytes(msg, "id")); ok {
+	id, tracked := idKey(gjson.GetBytes(msg, "id"))
+	if p.kind != kindCall {
+		if tracked {
+			r.mu.Lock()
+			r.pending[id] = p
+			r.mu.Unlock()
+		}
+		return step{}
+	}
+	st := r.call(msg)
+	if tracked && !st.drop {
+		sent := msg
+		if st.out != nil {
+			sent = st.out
+		}
+		args := gjson.GetBytes(sent, "params.arguments")
+		p.carried = map[string]string{}
+		for i := range r.specs {
+			p.carried[r.specs[i].Name] = r.specs[i].Carried(args)
+		}
 		r.mu.Lock()
 		r.pending[id] = p
 		r.mu.Unlock()
 	}
-	if p.kind == kindCall {
-		return r.call(msg)
-	}
-	return step{}
+	return st
 }
 
 // call rewrites a tools/call request's arguments (token.Fill): every
@@ -527,6 +546,7 @@ func (r *Rewriter) call(msg []byte) step {
 			r.logf("tools/call %.64q: %s", name.Str, t)
 		}
 	}
+	r.retireOnStart(name.Str)
 	if !f.Changed {
 		return step{}
 	}
@@ -541,6 +561,28 @@ func (r *Rewriter) call(msg []byte) step {
 		return step{}
 	}
 	return step{out: edited}
+}
+
+// retireOnStart retires the value held for each handle tool starts over
+// (token.Spec.Starting): the start's result mints the next one, and a start
+// that mints none leaves nothing older to inject.
+func (r *Rewriter) retireOnStart(tool string) {
+	r.mu.Lock()
+	next := token.Holding{}
+	maps.Copy(next, r.holding)
+	changed := false
+	for i := range r.specs {
+		if l, ok := r.specs[i].Starting(next[r.specs[i].Name], tool); ok {
+			next[r.specs[i].Name], changed = l, true
+		}
+	}
+	if changed {
+		r.setHolding(next)
+	}
+	r.mu.Unlock()
+	if changed && r.cfg.Persist {
+		r.persist(next)
+	}
 }
 
 // schema tells token.Fill what tool's input schema (from the last
@@ -579,7 +621,7 @@ func (r *Rewriter) serverMessage(msg []byte) step {
 			out, edited = added, true
 		}
 	case kindCall:
-		r.capture(msg, p.tool)
+		r.capture(msg, p)
 	}
 	if !edited {
 		out = msg
@@ -806,7 +848,8 @@ func dropRequired(schema []byte, key string) ([]byte, bool) {
 // carries different token-shaped values gives nothing (and one log line):
 // never a guess. A start tool that returns no value retires the one held
 // before.
-func (r *Rewriter) capture(msg []byte, tool string) {
+func (r *Rewriter) capture(msg []byte, p pending) {
+	tool := p.tool
 	// No copy of a megabyte result: msg is not modified while res is used.
 	res := gjson.Get(unsafe.String(unsafe.SliceData(msg), len(msg)), "result")
 	if !res.IsObject() {
@@ -832,7 +875,7 @@ func (r *Rewriter) capture(msg []byte, tool string) {
 	for i := range r.specs {
 		s := &r.specs[i]
 		m, err := s.Mint(tool, found)
-		after, note := s.Apply(h[s.Name], tool, m, err)
+		after, note := s.Apply(h[s.Name], tool, m, err, p.carried[s.Name])
 		if note != "" {
 			r.logf("%.64s: %s", tool, note)
 		}

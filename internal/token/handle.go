@@ -259,11 +259,32 @@ type Minted struct {
 	Where  Where    // where in the result, for traces
 }
 
+// Starting returns l as it is while a call of tool runs: a start tool's
+// call retires the value held before, which belongs to what came before;
+// the value its result mints becomes the one injected (Apply). A client
+// that never shows a hook the failed call's result (Codex runs no
+// PostToolUse for an error result; Claude Code sends PostToolUseFailure)
+// would otherwise leave the old one in place. changed says l changed.
+func (s *Spec) Starting(l Live, tool string) (out Live, changed bool) {
+	if !s.starts(tool) || l.Default == "" {
+		return l, false
+	}
+	l.Default, l.Withdrawn = "", fmt.Sprintf("%s was called, and no %s from it came back", tool, s.Name)
+	return l, true
+}
+
 // Apply returns l after tool's result minted m (err: the result carried
-// something under the handle's key that could not be taken). note is one
-// line for the user when something was refused or withdrawn; it never holds
-// a value.
-func (s *Spec) Apply(l Live, tool string, m Minted, err error) (out Live, note string) {
+// something under the handle's key that could not be taken); carried is
+// the value the call itself passed in the handle's argument ("" when none).
+// note is one line for the user when something was refused or withdrawn;
+// it never holds a value.
+//
+// A result's one value that is what the call carried is an echo: it keeps
+// that value live, and the one injected stays (a call that names a
+// dispatched child's index gets the child's index back in _meta; the
+// session's next call must still get its own). A value that differs from
+// what the call carried is a new one: a rotation, or a start.
+func (s *Spec) Apply(l Live, tool string, m Minted, err error, carried string) (out Live, note string) {
 	out = l
 	switch {
 	case len(m.Values) > 0:
@@ -272,6 +293,8 @@ func (s *Spec) Apply(l Live, tool string, m Minted, err error) (out Live, note s
 			out.Values = out.Values.Push(m.Values[i])
 		}
 		switch {
+		case len(m.Values) == 1 && m.Values[0] == carried && carried != l.Default && !s.starts(tool) && (l.Default != "" || l.Withdrawn != ""):
+			// An echo of a value the call named: live, not injected.
 		case len(m.Values) > 1:
 			// Several at once (element uids): all live, none chosen for
 			// the model.
@@ -445,6 +468,13 @@ func (s *Spec) matchText(re *regexp.Regexp, texts []string) ([]string, error) {
 		}
 	}
 	return vals, nil
+}
+
+// Carried is the value args (a call's arguments, raw JSON) pass in the
+// handle's argument: a string's value, a number's literal, "" for none.
+func (s *Spec) Carried(args gjson.Result) string {
+	v, _ := scalar(args.Get(gjson.Escape(s.Arg)))
+	return v
 }
 
 // isNumber reports whether v is a JSON number literal.

@@ -83,24 +83,24 @@ func TestMintDeclaredKeysTakenAsTheyAre(t *testing.T) {
 
 func TestApplyLifetimes(t *testing.T) {
 	rot := FlagSpec("session_token", "session_token", 0, nil, []string{"start_session"}, nil, nil)
-	l, note := rot.Apply(Live{}, "start_session", Minted{Values: []string{"A"}}, nil)
+	l, note := rot.Apply(Live{}, "start_session", Minted{Values: []string{"A"}}, nil, "")
 	if l.Default != "A" || note != "" {
 		t.Fatalf("first = %+v %q", l, note)
 	}
-	l, _ = rot.Apply(l, "next_step", Minted{Values: []string{"B"}}, nil)
+	l, _ = rot.Apply(l, "next_step", Minted{Values: []string{"B"}}, nil, "")
 	if l.Default != "B" || len(l.Values) != 2 {
 		t.Fatalf("rotated = %+v", l)
 	}
 	// A tool that returns nothing keeps what is held...
-	if l2, note := rot.Apply(l, "next_step", Minted{}, nil); l2.Default != "B" || note != "" {
+	if l2, note := rot.Apply(l, "next_step", Minted{}, nil, ""); l2.Default != "B" || note != "" {
 		t.Fatalf("nothing from next_step = %+v %q", l2, note)
 	}
 	// ...a start tool that returns nothing retires it, and says so.
-	l, note = rot.Apply(l, "start_session", Minted{}, errors.New("the value lacks letters or digits"))
+	l, note = rot.Apply(l, "start_session", Minted{}, errors.New("the value lacks letters or digits"), "")
 	if l.Default != "" || l.Withdrawn == "" || !strings.Contains(note, "no longer injected") || strings.Contains(note, "B") {
 		t.Fatalf("refused start = %+v %q", l, note)
 	}
-	l, _ = rot.Apply(l, "start_session", Minted{Values: []string{"C"}}, nil)
+	l, _ = rot.Apply(l, "start_session", Minted{Values: []string{"C"}}, nil, "")
 	if l.Default != "C" || l.Withdrawn != "" {
 		t.Fatalf("after a new start = %+v", l)
 	}
@@ -108,13 +108,13 @@ func TestApplyLifetimes(t *testing.T) {
 	// Stable: another tool's value is live, not injected.
 	st := rot
 	st.Lifetime = Stable
-	l, _ = st.Apply(Live{}, "start_session", Minted{Values: []string{"PARENT"}}, nil)
-	l, _ = st.Apply(l, "dispatch_child", Minted{Values: []string{"CHILD1"}}, nil)
+	l, _ = st.Apply(Live{}, "start_session", Minted{Values: []string{"PARENT"}}, nil, "")
+	l, _ = st.Apply(l, "dispatch_child", Minted{Values: []string{"CHILD1"}}, nil, "")
 	if l.Default != "PARENT" || len(l.Values) != 2 {
 		t.Fatalf("stable after dispatch_child = %+v", l)
 	}
 	// Several values at once: all live, none chosen.
-	l, _ = rot.Apply(Live{}, "take_snapshot", Minted{Values: []string{"1_1", "1_2"}}, nil)
+	l, _ = rot.Apply(Live{}, "take_snapshot", Minted{Values: []string{"1_1", "1_2"}}, nil, "")
 	if l.Default != "" || len(l.Values) != 2 {
 		t.Fatalf("several = %+v", l)
 	}
