@@ -2,6 +2,7 @@ package token
 
 import (
 	"errors"
+	"os"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -11,18 +12,14 @@ import (
 )
 
 // desktopCommander is the handles file of examples/servers/desktop-commander,
-// as specs.
+// as specs: what users copy is what is tested.
 func desktopCommander(t *testing.T) []Spec {
 	t.Helper()
-	specs, err := ParseHandles([]byte(`{"handles":[
-	 {"name":"pid","type":"number","lifetime":"stable",
-	  "from":[{"tools":["start_process"],"text":"Process started with PID (\\d+)"}],
-	  "starts":["start_process"],
-	  "to":{"tools":["interact_with_process","read_process_output","force_terminate","kill_process"]}},
-	 {"name":"sessionId","lifetime":"stable",
-	  "from":[{"tools":["start_search"],"text":"Started (?:file|content) search session: (\\S+)"}],
-	  "starts":["start_search"],
-	  "to":{"tools":["get_more_search_results","stop_search"]}}]}`), "dc.json")
+	data, err := os.ReadFile("../../examples/servers/desktop-commander/handles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := ParseHandles(data, "handles.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +34,10 @@ func TestMintDesktopCommander(t *testing.T) {
 	m, err := pid.Mint("start_process", text("Process started with PID 28869 (shell: /bin/bash)\nInitial output:\n$ "))
 	if err != nil || len(m.Values) != 1 || m.Values[0] != "28869" {
 		t.Fatalf("pid = %+v, %v", m, err)
+	}
+	// node:local's session (from Desktop Commander's source: a negative pid).
+	if m, err := pid.Mint("start_process", text("Node.js session started with PID -1000 (MCP server execution)")); err != nil || len(m.Values) != 1 || m.Values[0] != "-1000" {
+		t.Fatalf("node pid = %+v, %v", m, err)
 	}
 	// Another tool's result mentioning a PID mints nothing.
 	if m, _ := pid.Mint("list_processes", text("Process started with PID 1")); len(m.Values) != 0 {
