@@ -2,8 +2,8 @@ package token
 
 import (
 	"errors"
-	"os"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"strings"
 	"testing"

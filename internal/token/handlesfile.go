@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -82,35 +83,21 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 	if s.Arg == "" {
 		s.Arg = s.Name
 	}
-	switch t, err := str(h, at, "type", false); {
-	case err != nil:
+	kind, err := oneOf(h, at, "type", "string", "number")
+	if err != nil {
 		return s, err
-	case t == "", t == "string":
-	case t == "number":
-		s.Kind = KindNumber
-	default:
-		return s, fmt.Errorf(`%s: type %q: want "string" or "number"`, at, t)
 	}
-	switch l, err := str(h, at, "lifetime", false); {
-	case err != nil:
+	s.Kind = Kind(kind)
+	life, err := oneOf(h, at, "lifetime", "rotates", "stable")
+	if err != nil {
 		return s, err
-	case l == "", l == "rotates":
-	case l == "stable":
-		s.Lifetime = Stable
-	default:
-		return s, fmt.Errorf(`%s: lifetime %q: want "rotates" or "stable"`, at, l)
 	}
-	switch v, err := str(h, at, "stand_ins", false); {
-	case err != nil:
+	s.Lifetime = Lifetime(life)
+	standIns, err := oneOf(h, at, "stand_ins", "long", "all", "none")
+	if err != nil {
 		return s, err
-	case v == "", v == "long":
-	case v == "all":
-		s.StandIns = StandInsAll
-	case v == "none":
-		s.StandIns = StandInsNone
-	default:
-		return s, fmt.Errorf(`%s: stand_ins %q: want "long", "all" or "none"`, at, v)
 	}
+	s.StandIns = StandIns(standIns)
 	if s.From, err = parseSources(h.Get("from"), at+".from"); err != nil {
 		return s, err
 	}
@@ -244,6 +231,33 @@ func jsonPath(p string) (string, error) {
 		parts[i] = gjson.Escape(k)
 	}
 	return strings.Join(parts, "."), nil
+}
+
+// oneOf reads a string member that must be one of options (absent: the
+// first) and returns its index among them: the constants of Kind, Lifetime
+// and StandIns are numbered in the options' order.
+func oneOf(obj gjson.Result, at, key string, options ...string) (uint8, error) {
+	v, err := str(obj, at, key, false)
+	if err != nil || v == "" {
+		return 0, err
+	}
+	for i, o := range options {
+		if v == o {
+			return uint8(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: %s %q: want %s", at, key, v, quoteList(options))
+}
+
+func quoteList(options []string) string {
+	q := make([]string, len(options))
+	for i, o := range options {
+		q[i] = strconv.Quote(o)
+	}
+	if len(q) == 2 {
+		return q[0] + " or " + q[1]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // onlyKeys refuses a member not in keys.

@@ -123,6 +123,15 @@ func redactSpelled(s string, toks []spelledToken) (string, bool) {
 // word: the byte before and the byte after are not letters, digits or '_'
 // where f's own first or last byte is one.
 func replaceWhole(s, f, repl string) (string, bool) {
+	return replaceWhere(s, f, repl, func(i, end int) bool {
+		return (i == 0 || !isWordByte(s[i-1]) || !isWordByte(f[0])) && (end == len(s) || !isWordByte(s[end]) || !isWordByte(f[len(f)-1]))
+	})
+}
+
+// replaceWhere replaces the occurrences of f in s, left to right and not
+// overlapping, at which ok(start, end) holds; one that does not is passed
+// over by one byte, so an overlapping one after it is still found.
+func replaceWhere(s, f, repl string, ok func(i, end int) bool) (string, bool) {
 	var b strings.Builder
 	last, changed := 0, false
 	for from := 0; from <= len(s)-len(f); {
@@ -132,9 +141,12 @@ func replaceWhole(s, f, repl string) (string, bool) {
 		}
 		i += from
 		end := i + len(f)
-		if (i > 0 && isWordByte(s[i-1]) && isWordByte(f[0])) || (end < len(s) && isWordByte(s[end]) && isWordByte(f[len(f)-1])) {
+		if !ok(i, end) {
 			from = i + 1
 			continue
+		}
+		if !changed {
+			b.Grow(len(s) + 2*len(repl))
 		}
 		b.WriteString(s[last:i])
 		b.WriteString(repl)
@@ -304,33 +316,9 @@ func replaceRaw(inner string, toks []spelledToken) (string, bool) {
 // with whole, only those whose unescaped neighbours do not continue a word
 // (see replaceWhole).
 func replaceEscaped(s, f, repl string, whole bool) (string, bool) {
-	var b strings.Builder
-	last, changed := 0, false
-	grown := false
-	for from := 0; from <= len(s)-len(f); {
-		i := strings.Index(s[from:], f)
-		if i < 0 {
-			break
-		}
-		i += from
-		end := i + len(f)
-		if backslashesBefore(s, i)%2 == 1 || whole && (wordBefore(s, i) && isWordByte(f[0]) || wordAt(s, end) && isWordByte(f[len(f)-1])) {
-			from = i + 1
-			continue
-		}
-		if !grown {
-			b.Grow(len(s) + 2*len(repl))
-			grown = true
-		}
-		b.WriteString(s[last:i])
-		b.WriteString(repl)
-		last, from, changed = end, end, true
-	}
-	if !changed {
-		return s, false
-	}
-	b.WriteString(s[last:])
-	return b.String(), true
+	return replaceWhere(s, f, repl, func(i, end int) bool {
+		return backslashesBefore(s, i)%2 == 0 && (!whole || !(wordBefore(s, i) && isWordByte(f[0]) || wordAt(s, end) && isWordByte(f[len(f)-1])))
+	})
 }
 
 // backslashesBefore counts the backslashes right before s[i].
