@@ -3,8 +3,6 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -70,42 +68,9 @@ func client2Bin(t interface{ Fatalf(string, ...any) }, name string) string {
 }
 
 func installClients2() (string, error) {
-	cache := os.Getenv("E2E_CLIENT_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "interceptor-e2e-cache")
-		if home, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(home, ".cache", "interceptor-e2e")
-		}
-	}
-	sum := sha256.Sum256([]byte(strings.Join(clients2Packages, "\n")))
-	dir := filepath.Join(cache, "clients2-"+hex.EncodeToString(sum[:6]))
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		if err := checkVersions2(dir); err == nil {
-			fmt.Fprintf(os.Stderr, "e2e: using cached clients in %s\n", dir)
-			return dir, nil
-		}
-		os.RemoveAll(dir)
-	}
-	start := time.Now()
-	fmt.Fprintf(os.Stderr, "e2e: installing %s into %s\n", strings.Join(clients2Packages, " "), dir)
-	tmp := dir + fmt.Sprintf(".tmp-%d", os.Getpid())
-	os.RemoveAll(tmp)
-	defer os.RemoveAll(tmp)
-	if err := npmInstall(filepath.Join(tmp, "clients"), clients2Packages...); err != nil {
-		return "", err
-	}
-	if err := checkVersions2(tmp); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(strings.Join(clients2Packages, "\n")+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	os.RemoveAll(dir)
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", err
-	}
-	fmt.Fprintf(os.Stderr, "e2e: installed clients in %s\n", time.Since(start).Round(time.Second))
-	return dir, nil
+	return cachedInstall("clients2", clients2Packages, func(tmp string) error {
+		return npmInstall(filepath.Join(tmp, "clients"), clients2Packages...)
+	}, checkVersions2)
 }
 
 // checkVersions2 runs each binary's --version. Copilot unpacks itself into

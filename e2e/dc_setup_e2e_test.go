@@ -4,8 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -50,54 +48,22 @@ func dcEntry(t interface{ Fatalf(string, ...any) }) string {
 }
 
 func installDC() (string, error) {
-	cache := os.Getenv("E2E_CLIENT_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "interceptor-e2e-cache")
-		if home, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(home, ".cache", "interceptor-e2e")
+	dir, err := cachedInstall("dc", []string{dcPackage}, func(tmp string) error {
+		pkg := fmt.Sprintf("{\"dependencies\": {%q: %q}}\n", "@wonderwhy-er/desktop-commander", dcVersion)
+		if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(pkg), 0o644); err != nil {
+			return err
 		}
-	}
-	sum := sha256.Sum256([]byte(dcPackage))
-	dir := filepath.Join(cache, "dc-"+hex.EncodeToString(sum[:6]))
-	entry := func(d string) string {
-		return filepath.Join(d, "node_modules", "@wonderwhy-er", "desktop-commander", "dist", "index.js")
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		if err := checkDCVersion(dir); err == nil {
-			fmt.Fprintf(os.Stderr, "e2e: using cached %s in %s\n", dcPackage, dir)
-			return entry(dir), nil
+		cmd := exec.Command("npm", "install", "--prefix", tmp, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+		cmd.Dir = tmp
+		if out, err := runWithTimeout(cmd, 8*time.Minute); err != nil {
+			return fmt.Errorf("npm install --ignore-scripts %s: %v\n%s", dcPackage, err, tail(string(out), 40))
 		}
-		os.RemoveAll(dir)
-	}
-	start := time.Now()
-	fmt.Fprintf(os.Stderr, "e2e: installing %s (--ignore-scripts) into %s\n", dcPackage, dir)
-	tmp := dir + fmt.Sprintf(".tmp-%d", os.Getpid())
-	os.RemoveAll(tmp)
-	defer os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil
+	}, checkDCVersion)
+	if err != nil {
 		return "", err
 	}
-	pkg := fmt.Sprintf("{\"dependencies\": {%q: %q}}\n", "@wonderwhy-er/desktop-commander", dcVersion)
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(pkg), 0o644); err != nil {
-		return "", err
-	}
-	cmd := exec.Command("npm", "install", "--prefix", tmp, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := runWithTimeout(cmd, 8*time.Minute); err != nil {
-		return "", fmt.Errorf("npm install --ignore-scripts %s: %v\n%s", dcPackage, err, tail(string(out), 40))
-	}
-	if err := checkDCVersion(tmp); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(dcPackage+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	os.RemoveAll(dir)
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", err
-	}
-	fmt.Fprintf(os.Stderr, "e2e: installed %s in %s\n", dcPackage, time.Since(start).Round(time.Second))
-	return entry(dir), nil
+	return filepath.Join(dir, "node_modules", "@wonderwhy-er", "desktop-commander", "dist", "index.js"), nil
 }
 
 // checkDCVersion checks the installed version.

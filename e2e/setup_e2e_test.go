@@ -4,8 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,46 +179,16 @@ func checkIsolated() error {
 // installClients installs the pinned clients (and OpenCode's plugin
 // package) into a cache directory keyed by the versions, once.
 func installClients() (clients, ocPlugin string, err error) {
-	cache := os.Getenv("E2E_CLIENT_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "interceptor-e2e-cache")
-		if home, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(home, ".cache", "interceptor-e2e")
+	dir, err := cachedInstall("clients", append(slices.Clone(clientPackages), opencodePluginPackage), func(tmp string) error {
+		if err := npmInstall(filepath.Join(tmp, "clients"), clientPackages...); err != nil {
+			return err
 		}
-	}
-	sum := sha256.Sum256([]byte(strings.Join(append(clientPackages, opencodePluginPackage), "\n")))
-	dir := filepath.Join(cache, "clients-"+hex.EncodeToString(sum[:6]))
-	clients, ocPlugin = filepath.Join(dir, "clients"), filepath.Join(dir, "ocplugin")
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		if err := checkVersions(clients); err == nil {
-			fmt.Fprintf(os.Stderr, "e2e: using cached clients in %s\n", dir)
-			return clients, ocPlugin, nil
-		}
-		os.RemoveAll(dir)
-	}
-	start := time.Now()
-	fmt.Fprintf(os.Stderr, "e2e: installing %s and %s into %s\n", strings.Join(clientPackages, " "), opencodePluginPackage, dir)
-	tmp := dir + fmt.Sprintf(".tmp-%d", os.Getpid())
-	os.RemoveAll(tmp)
-	defer os.RemoveAll(tmp)
-	if err := npmInstall(filepath.Join(tmp, "clients"), clientPackages...); err != nil {
+		return npmInstall(filepath.Join(tmp, "ocplugin"), opencodePluginPackage)
+	}, func(d string) error { return checkVersions(filepath.Join(d, "clients")) })
+	if err != nil {
 		return "", "", err
 	}
-	if err := npmInstall(filepath.Join(tmp, "ocplugin"), opencodePluginPackage); err != nil {
-		return "", "", err
-	}
-	if err := checkVersions(filepath.Join(tmp, "clients")); err != nil {
-		return "", "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(strings.Join(clientPackages, "\n")+"\n"), 0o644); err != nil {
-		return "", "", err
-	}
-	os.RemoveAll(dir)
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", "", err
-	}
-	fmt.Fprintf(os.Stderr, "e2e: installed clients in %s\n", time.Since(start).Round(time.Second))
-	return clients, ocPlugin, nil
+	return filepath.Join(dir, "clients"), filepath.Join(dir, "ocplugin"), nil
 }
 
 func npmInstall(prefix string, pkgs ...string) error {
