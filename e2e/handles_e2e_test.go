@@ -327,7 +327,7 @@ func runIndexLoop(t *testing.T, hc *handlesClient, viaProxy bool) {
 	// error (proxy).
 	want := "session_index is required"
 	if viaProxy {
-		want = "interceptor injects no session_index"
+		want = "interceptor has no session_index to inject: start_session returned no session_index"
 	}
 	for i := range n {
 		if !failing[i] {
@@ -345,8 +345,10 @@ func runIndexLoop(t *testing.T, hc *handlesClient, viaProxy bool) {
 			t.Errorf("%s: after the failed restart the model read %q, want it to say %q", label, tail(seen[at], 3), want)
 		}
 	}
-	// And interceptor said so: one line per failed restart.
-	logPath, line := hs.debugLog, "no session_index injected: start_session returned no session_index"
+	// And interceptor said so: one line per failed restart. Hooks never see
+	// a failed start's result (Codex runs no post-tool hook for it; Claude
+	// Code sends PostToolUseFailure): the start's call retired the index.
+	logPath, line := hs.debugLog, "no session_index injected: start_session was called, and no session_index from it came back"
 	if viaProxy {
 		logPath, line = hs.proxyLog, "needs session_index, which is no longer injected"
 	}
