@@ -23,11 +23,16 @@
       else if (k === 'disabled' || k === 'hidden' || k === 'required') e[k] = !!v;
       else e.setAttribute(k, v);
     }
+    return add(e, ...kids);
+  }
+
+  // add appends kids (elements, or strings as text nodes) to parent,
+  // skipping the absent ones (null, undefined, false).
+  function add(parent, ...kids) {
     for (const kid of kids.flat()) {
-      if (kid === undefined || kid === null || kid === false) continue;
-      e.append(kid); // a string becomes a text node
+      if (kid !== undefined && kid !== null && kid !== false) parent.append(kid);
     }
-    return e;
+    return parent;
   }
 
   let skew = 0; // the server's clock minus ours
@@ -274,24 +279,24 @@
     const cut = e.cut ? el('p', {class: 'note', text: '[cut: ' + e.text.length + ' of ' + e.cut + ' characters shown]'}) : null;
     switch (e.type) {
       case 'start':
-        li.append(el('span', {class: 'etype', text: 'start'}), ' ', el('span', {class: 'note', text: (e.session ? 'session ' + e.session : '') + (e.model ? ' · ' + e.model : '')}),
+        add(li, el('span', {class: 'etype', text: 'start'}), ' ', el('span', {class: 'note', text: (e.session ? 'session ' + e.session : '') + (e.model ? ' · ' + e.model : '')}),
           el('pre', {text: e.text}), cut);
         break;
       case 'content':
-        li.append(el('span', {class: 'etype', text: 'assistant'}), el('pre', {text: e.text}), cut);
+        add(li, el('span', {class: 'etype', text: 'assistant'}), el('pre', {text: e.text}), cut);
         break;
       case 'tool_use':
-        li.append(el('span', {class: 'etype', text: 'tool call'}), ' ', el('code', {text: e.name}), el('pre', {text: e.input}));
+        add(li, el('span', {class: 'etype', text: 'tool call'}), ' ', el('code', {text: e.name}), el('pre', {text: e.input}));
         break;
       case 'tool_result':
-        li.append(el('span', {class: 'etype', text: e.is_error ? 'tool error' : 'tool result'}), el('pre', {text: e.text}), cut);
+        add(li, el('span', {class: 'etype', text: e.is_error ? 'tool error' : 'tool result'}), el('pre', {text: e.text}), cut);
         break;
       case 'complete':
-        li.append(el('span', {class: 'etype', text: 'end'}), ' ', el('span', {class: 'badge ' + e.status, text: e.status}),
+        add(li, el('span', {class: 'etype', text: 'end'}), ' ', el('span', {class: 'badge ' + e.status, text: e.status}),
           e.error ? el('pre', {class: 'error', text: e.error}) : null, e.text ? el('pre', {text: e.text}) : null, cut);
         break;
       default:
-        li.append(el('span', {class: 'etype', text: e.type}), el('pre', {text: e.text}));
+        add(li, el('span', {class: 'etype', text: e.type}), el('pre', {text: e.text}));
     }
     return li;
   }
