@@ -34,7 +34,8 @@ import (
 // decide what real children ask: a Claude Code child (permission prompt
 // route) and a Codex child (approve hook) each have next_step "one"
 // allowed and next_step "two" denied with denyMessage, the other calls
-// allowed; a Claude Code child's parked human tool is answered in the
+// allowed (the Claude Code child's echo call with input edited on the
+// page); a Claude Code child's parked human tool is answered in the
 // question's form. The checks: each request shows on the page (measured
 // from its record's creation to the card's drawing, and to the test seeing
 // it), in the waiting list and inline in the chat's view; the token server
@@ -45,6 +46,10 @@ import (
 // the child and neither a token nor the arguments. Screenshots of each
 // step are kept under the scenario dir and copied to
 // $E2E_ARTIFACTS (default $TMPDIR/interceptor-e2e-artifacts), logged.
+
+// editedText is what the page's editor gives the echo call instead of
+// the model's text (where the echo call asks: the Claude Code child).
+const editedText = "E2E-EDITED-ON-THE-PAGE"
 
 // maxInboxLatency is how long a request may take from being queued to being
 // drawn on the page.
@@ -320,6 +325,7 @@ func (p *browserPage) shot(name string) {
 // one).
 func (p *browserPage) viewShot(name string) {
 	p.t.Helper()
+	evalJS[int](p, `window.scrollTo(0, 0), 0`)
 	p.capture(name, chromedp.CaptureScreenshot())
 }
 
@@ -493,7 +499,7 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 	seen := map[string]bool{}
 	tools := map[string]bool{}
 	var lats []time.Duration
-	denied := 0
+	denied, edited := 0, 0
 	for i := 0; i < cc.asked; i++ {
 		c, at := p.nextCard("#waiting-list", seen, 2*time.Minute)
 		seen[c.ID] = true
@@ -514,13 +520,22 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 		}
 		sel := fmt.Sprintf(`%s article.card[data-id=%q]`, box, c.ID)
 		deny := strings.Contains(c.Input, `"step": "two"`)
-		if deny {
+		edit := strings.HasSuffix(c.Tool, "echo")
+		switch {
+		case edit:
+			// Allowed with new input, edited on the page.
+			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.edit")),
+				chromedp.SetValue(chromedp.CSS(sel+" textarea.edit-input"), `{"text": "`+editedText+`"}`))
+			p.shot("edit-input")
+			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.allow-edited")))
+			edited++
+		case deny:
 			denied++
 			p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS(sel+" input.reason"), denyMessage))
 			p.shot("deny-with-reason")
 			p.viewShot("deny-with-reason-window")
 			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.deny")))
-		} else {
+		default:
 			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.allow")))
 		}
 		got := waitDecided(t, q, c.ID)
@@ -530,6 +545,10 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 		}
 		if got.Status != want || !strings.HasPrefix(got.DecidedBy, "inbox (uid ") || deny && got.Message != denyMessage {
 			t.Errorf("request %s after the click: %s by %q, message %q; want %s by the inbox", c.ID, got.Status, got.DecidedBy, got.Message, want)
+		}
+		var upd map[string]any
+		if edit && (json.Unmarshal([]byte(got.Updated), &upd) != nil || len(upd) != 1 || upd["text"] != editedText) {
+			t.Errorf("request %s allowed with edited input records %q", c.ID, got.Updated)
 		}
 		p.until("the decided card to go", fmt.Sprintf(`!document.querySelector('#waiting-list article.card[data-id=%q]')`, c.ID), 5*time.Second)
 	}
@@ -582,6 +601,19 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 	}
 	for _, prob := range checkApprovedServer(recs, 1) {
 		t.Errorf("server: %s", prob)
+	}
+	// The edited call ran with the page's input.
+	ran := 0
+	for _, r := range recs {
+		if r.Event == "call" && r.Tool == "echo" {
+			if got, _ := r.Args["text"].(string); edited > 0 && got != editedText {
+				t.Errorf("the echo call ran with %v, want the input edited on the page", r.Args)
+			}
+			ran++
+		}
+	}
+	if edited > 0 && ran != 1 {
+		t.Errorf("the edited echo call ran %d times, want 1", ran)
 	}
 	sc.checkDenyReachedModel()
 	checkNotes(t, rc.wait(t, cc.asked), ib, name, tools, tokens)
