@@ -29,7 +29,7 @@ var interceptorHTTP = sync.OnceValues(func() (string, error) {
 	bin := filepath.Join(dir, "interceptor-http")
 	cmd := exec.Command(goTool(), "build", "-tags", "proxyhttp", "-o", bin, "./cmd/interceptor")
 	cmd.Dir = bins.repo
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOPROXY=off")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOPROXY=off", "GOTOOLCHAIN=local")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", &buildError{err, string(out)}
 	}

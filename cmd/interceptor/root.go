@@ -143,6 +143,7 @@ refused.`,
 		newMCPCmd(io),
 		newChildrenCmd(io),
 		newDeliverCmd(io),
+		newInboxCmd(io),
 	)
 	return withSubcommands(root)
 }

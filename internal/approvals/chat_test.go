@@ -69,3 +69,30 @@ func TestAskTagsTheChat(t *testing.T) {
 		t.Errorf("answer %+v", a)
 	}
 }
+
+// A question keeps its tool's declared input schema (the inbox page lays
+// the question out by it); an approval has none.
+func TestQuestionKeepsItsInputSchema(t *testing.T) {
+	q := New(filepath.Join(t.TempDir(), "state"))
+	schema := `{"type":"object","properties":{"what":{"type":"string","description":"the system"}},"required":["what"]}`
+	r, err := q.Enqueue(Request{Kind: KindInput, Mode: ModePark, Tool: "request_access", Input: `{"what":"db"}`,
+		InputSchema: "{\n  \"type\": \"object\", \"properties\": {\"what\": {\"type\": \"string\", \"description\": \"the system\"}},\n \"required\": [\"what\"]}",
+		Deadline:    time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := q.Get(r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.InputSchema != schema {
+		t.Errorf("read back schema %s, want %s", got.InputSchema, schema)
+	}
+	a, err := q.Enqueue(Request{Tool: "t", InputSchema: `{"type":"object"}`, Deadline: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := q.Get(a.ID); got.InputSchema != "" {
+		t.Errorf("an approval kept a schema: %s", got.InputSchema)
+	}
+}

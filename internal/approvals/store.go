@@ -69,8 +69,11 @@ type Request struct {
 
 	// Kind is "" for an approval (allow or deny) and KindInput for a human
 	// tool's question, which a person answers with text (input.go).
-	Kind        string
-	Mode        string    // input: ModeHold or ModePark
+	Kind string
+	Mode string // input: ModeHold or ModePark
+	// InputSchema is the human tool's declared input schema (raw JSON),
+	// so a page can lay the question out as a form; "" when not known.
+	InputSchema string
 	Answer      string    // input: the person's answer, once given
 	DeliveredAt time.Time // input, park: when the answer went to the model
 	DeliveredTo string    // input, park: what delivered it (the prompt hook, a chat)
@@ -828,6 +831,9 @@ func encode(r Request) ([]byte, error) {
 	if r.Kind != "" {
 		set("kind", r.Kind)
 		set("mode", r.Mode)
+		if r.InputSchema != "" && gjson.Valid(r.InputSchema) {
+			setRaw("input_schema", rawjson.OneLine(r.InputSchema))
+		}
 		set("answer", r.Answer)
 		tm("delivered_at", r.DeliveredAt)
 		if r.DeliveredTo != "" {
@@ -887,6 +893,7 @@ func decode(path string, data []byte) (Request, error) {
 
 		Kind:        j.Get("kind").Str,
 		Mode:        j.Get("mode").Str,
+		InputSchema: j.Get("input_schema").Raw,
 		Answer:      j.Get("answer").Str,
 		DeliveredAt: tm("delivered_at"),
 		DeliveredTo: j.Get("delivered_to").Str,

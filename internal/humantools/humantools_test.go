@@ -18,7 +18,8 @@ import (
 )
 
 var (
-	holdTool = Tool{Name: "ask_user", Description: "Ask the user", Mode: approvals.ModeHold}
+	holdTool = Tool{Name: "ask_user", Description: "Ask the user", Mode: approvals.ModeHold,
+		InputSchema: `{"type":"object","properties":{"question":{"type":"string"}}}`}
 	parkTool = Tool{Name: "request_access", Description: "Request access", Mode: approvals.ModePark}
 )
 
@@ -88,6 +89,9 @@ func TestHoldReturnsTheAnswer(t *testing.T) {
 	got, _ := q.Get(r.ID)
 	if got.Status != approvals.Answered || got.Kind != approvals.KindInput || got.Mode != approvals.ModeHold || got.Input != `{"question":"which repo?"}` {
 		t.Fatalf("record: %+v", got)
+	}
+	if got.InputSchema != holdTool.InputSchema {
+		t.Errorf("record's input schema %q, want the declared %q", got.InputSchema, holdTool.InputSchema)
 	}
 	// A held answer is the tool result: nothing is left for a prompt hook.
 	if text, _, _ := Deliver(q, "s1", "", "test"); text != "" {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+)
+
+// inboxOptions are interceptor inbox's flags.
+type inboxOptions struct {
+	stateDirFlag
+	listen      string
+	allowRemote bool
+	notify      string
+	notifyJSON  bool
+	desktop     bool
+}
+
+// runInbox serves the page. It is set only in builds with the proxyhttp tag
+// (inbox_http.go), as runHTTP is: net/http in the hook binary would slow
+// every hook's start-up.
+var runInbox func(cmd *cobra.Command, o *inboxOptions, io *streams) error
+
+func newInboxCmd(io *streams) *cobra.Command {
+	o := &inboxOptions{}
+	cmd := &cobra.Command{
+		Use:   "inbox [--listen 127.0.0.1:PORT] [--notify URL]",
+		Short: "A local web page for everything that waits for you: approvals, human tools' questions, children's chats",
+		Long: `Serves one page on loopback where you allow or deny the approval queue's
+requests (and allow with edited input), answer human tools' questions, follow
+the children's chats as they run, and search the history. Decisions are
+recorded as the CLI's are, with decided_by naming this process.
+
+It prints the page's URL, which carries a random secret: opening it sets a
+cookie for the page. Keep the URL to yourself.
+
+--notify URL POSTs a short message (the tool, the child, the page's address
+without the secret; never the arguments or a token) when something starts
+waiting: an ntfy topic (https://ntfy.sh/TOPIC) or, with --notify-json, a
+webhook. On Linux a desktop notification is shown too when notify-send is on
+PATH (--desktop=false turns it off).
+
+The page is built into interceptor-http (the release's second binary), not
+into interceptor, whose hooks must start fast. See docs/inbox.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runInbox == nil {
+				return errors.New("inbox: this binary has no web server (it would slow every hook's start-up); run interceptor-http inbox from the same release, or build with -tags proxyhttp")
+			}
+			return runInbox(cmd, o, io)
+		},
+	}
+	o.stateDirFlag.register(cmd, "state dir holding the approval queue and the children")
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "HOST:PORT to listen on (port 0: any free port); loopback only unless --allow-remote")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow --listen on an address beyond loopback (anyone who reaches it and has the URL decides your agents' tool calls)")
+	f.StringVar(&o.notify, "notify", "", "POST a short message to this URL when something starts waiting (ntfy style)")
+	f.BoolVar(&o.notifyJSON, "notify-json", false, "send --notify a JSON object (text, title, tool, child, client, link) instead of text")
+	f.BoolVar(&o.desktop, "desktop", true, "show a desktop notification too where there is a way (notify-send on PATH)")
+	return cmd
+}

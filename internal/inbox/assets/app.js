@@ -1,0 +1,403 @@
+// interceptor inbox: fetch and server-sent events, no framework, no build.
+//
+// Every string from the server is already masked (stand-ins for held
+// tokens) and made visible (control and bidi characters as escapes); this
+// script only ever puts strings into textContent, attribute values and form
+// values, never into markup.
+'use strict';
+(() => {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const $ = (id) => document.getElementById(id);
+
+  // el builds an element: attrs are properties of the element (text:
+  // textContent, class: className, on*: listeners, data-*/aria-*/others:
+  // attributes); kids are elements or strings (text nodes).
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') e.textContent = v;
+      else if (k === 'class') e.className = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else if (k === 'value') e.value = v;
+      else if (k === 'disabled' || k === 'hidden' || k === 'required') e[k] = !!v;
+      else e.setAttribute(k, v);
+    }
+    return add(e, ...kids);
+  }
+
+  // add appends kids (elements, or strings as text nodes) to parent,
+  // skipping the absent ones (null, undefined, false).
+  function add(parent, ...kids) {
+    for (const kid of kids.flat()) {
+      if (kid !== undefined && kid !== null && kid !== false) parent.append(kid);
+    }
+    return parent;
+  }
+
+  let skew = 0; // the server's clock minus ours
+  const now = () => Date.now() + skew;
+
+  function dur(ms) {
+    const s = Math.max(0, Math.round(ms / 1000));
+    if (s < 60) return s + 's';
+    const m = Math.floor(s / 60);
+    if (m < 60) return m + 'm ' + String(s % 60).padStart(2, '0') + 's';
+    const h = Math.floor(m / 60);
+    if (h < 48) return h + 'h ' + String(m % 60).padStart(2, '0') + 'm';
+    return Math.floor(h / 24) + 'd ' + (h % 24) + 'h';
+  }
+  function clock(ms) {
+    if (!ms) return '';
+    const d = new Date(ms);
+    const same = new Date().toDateString() === d.toDateString();
+    return same ? d.toLocaleTimeString() : d.toLocaleString();
+  }
+
+  let toastTimer;
+  function toast(msg) {
+    const t = $('toast');
+    t.textContent = msg;
+    t.classList.add('show');
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => t.classList.remove('show'), 3000);
+  }
+
+  async function post(path, body) {
+    const r = await fetch(path, {
+      method: 'POST', credentials: 'same-origin',
+      headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
+      body: JSON.stringify(body),
+    });
+    const j = await r.json().catch(() => ({error: r.status + ' ' + r.statusText}));
+    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
+    return j;
+  }
+  async function get(path) {
+    const r = await fetch(path, {credentials: 'same-origin'});
+    const j = await r.json().catch(() => ({error: r.status + ' ' + r.statusText}));
+    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
+    return j;
+  }
+
+  // ---- requests: the cards of what waits ------------------------------
+
+  function who(it) {
+    const parts = [];
+    if (it.child) parts.push(el('span', {}, 'child ', el('b', {text: it.child})));
+    if (it.chat) parts.push(el('a', {href: '#chat=' + encodeURIComponent(it.chat), text: 'chat ' + it.chat.replace(/^.*-/, '')}));
+    parts.push(el('span', {}, 'client ', el('b', {text: it.client || '?'})));
+    if (it.session) parts.push(el('span', {title: it.session, text: 'session ' + (it.session.length > 14 ? it.session.slice(0, 12) + '…' : it.session)}));
+    return parts;
+  }
+
+  function timing(it) {
+    const age = el('span', {class: 'age', 'data-since': it.created});
+    const left = it.deadline ? el('span', {class: 'left', 'data-until': it.deadline}) : null;
+    return [age, left];
+  }
+
+  function tick() {
+    const t = now();
+    for (const e of document.querySelectorAll('.age[data-since]')) {
+      e.textContent = 'waiting ' + dur(t - Number(e.dataset.since));
+    }
+    for (const e of document.querySelectorAll('.left[data-until]')) {
+      const ms = Number(e.dataset.until) - t;
+      e.textContent = ms > 0 ? dur(ms) + ' left' : 'its time is up';
+      e.classList.toggle('soon', ms < 60000);
+    }
+  }
+
+  // card renders one pending request with its controls.
+  function card(it) {
+    const err = el('p', {class: 'error'});
+    const done = (what) => {
+      c.classList.add('done');
+      for (const b of c.querySelectorAll('button, input, textarea')) b.disabled = true;
+      toast(it.tool + ': ' + what);
+    };
+    const run = async (fn) => {
+      err.textContent = '';
+      for (const b of c.querySelectorAll('button')) b.disabled = true;
+      try {
+        await fn();
+      } catch (e) {
+        err.textContent = e.message;
+        for (const b of c.querySelectorAll('button')) b.disabled = false;
+        gate();
+      }
+    };
+    const head = el('div', {class: 'head'},
+      el('span', {class: 'badge' + (it.kind === 'question' ? ' question' : ''),
+        text: it.kind === 'question' ? 'question · ' + (it.mode === 'park' ? 'parked' : 'held') : 'approval'}),
+      el('code', {class: 'tool', text: it.tool}));
+    const meta = el('div', {class: 'meta'}, who(it), timing(it), el('span', {class: 'id mono', text: it.id}));
+    const c = el('article', {class: 'card ' + it.kind, 'data-id': it.id, 'data-kind': it.kind, 'data-shown': String(Date.now())}, head, meta);
+
+    let gate = () => {};
+    if (it.kind === 'question') {
+      c.append(fieldsOf(it));
+      const answer = el('textarea', {class: 'answer-text', required: true, 'aria-label': 'your answer',
+        placeholder: it.mode === 'park' ? 'The model reads it at the start of its next turn' : 'The model reads it as the tool result'});
+      const send = el('button', {class: 'primary send-answer', type: 'submit', text: 'Send answer'});
+      const form = el('form', {class: 'answer', onsubmit: (ev) => {
+        ev.preventDefault();
+        if (!answer.value.trim()) { err.textContent = 'the answer is empty'; return; }
+        run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value}); done(r.status); });
+      }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, send));
+      c.append(form, err);
+      return c;
+    }
+
+    const input = el('pre', {class: 'input', text: it.input});
+    c.append(input);
+    let whole = !it.input_cut;
+    const cutNote = it.input_cut ? el('p', {class: 'note'},
+      'Input cut: ' + it.input.length + ' of ' + it.input_cut + ' characters shown; allowing waits until you have seen all of it. ',
+      el('button', {type: 'button', class: 'show-all', text: 'Show all', onclick: () => run(async () => {
+        const r = await get('/api/request?id=' + encodeURIComponent(it.id));
+        input.textContent = r.input;
+        editor.value = r.input;
+        whole = true;
+        cutNote.remove();
+        for (const b of c.querySelectorAll('button')) b.disabled = false;
+        gate();
+      })})) : null;
+    if (cutNote) c.append(cutNote);
+
+    const reason = el('input', {type: 'text', class: 'reason', placeholder: 'Message to the model (why, for a deny)', 'aria-label': 'message'});
+    const allow = el('button', {type: 'button', class: 'allow', text: 'Allow', onclick: () => run(async () => {
+      const r = await post('/api/decide', {id: it.id, allow: true, message: reason.value});
+      done(r.status);
+    })});
+    const deny = el('button', {type: 'button', class: 'deny', text: 'Deny', onclick: () => run(async () => {
+      const r = await post('/api/decide', {id: it.id, allow: false, message: reason.value});
+      done(r.status);
+    })});
+    const editor = el('textarea', {class: 'edit-input', value: it.input, 'aria-label': 'new input', spellcheck: 'false', rows: '8'});
+    const allowEdited = el('button', {type: 'button', class: 'allow allow-edited', text: 'Allow with this input', onclick: () => run(async () => {
+      try { JSON.parse(editor.value); } catch (e) { throw new Error('the new input is not JSON: ' + e.message); }
+      const r = await post('/api/decide', {id: it.id, allow: true, message: reason.value, updated_input: editor.value});
+      done(r.status + ' with new input');
+    })});
+    const editBox = el('div', {class: 'editor', hidden: true}, editor,
+      el('p', {class: 'note', text: 'The complete arguments the call runs with. A stand-in such as [session_token 1a2b3c4d held by interceptor] gets its token back.' + (it.edit_note ? ' ' + it.edit_note : '')}),
+      el('div', {class: 'actions'}, allowEdited));
+    const edit = it.editable ? el('button', {type: 'button', class: 'edit', text: 'Edit input…', onclick: () => { editBox.hidden = !editBox.hidden; }}) : null;
+    c.append(el('div', {class: 'actions'}, allow, reason, deny, edit), editBox, err);
+    gate = () => { allow.disabled = !whole; allowEdited.disabled = !whole; };
+    gate();
+    return c;
+  }
+
+  // fieldsOf lays a question's arguments out by its tool's input schema.
+  function fieldsOf(it) {
+    const dl = el('dl', {class: 'fields'});
+    for (const f of it.fields || []) {
+      dl.append(el('dt', {}, f.title || f.name, f.type ? el('small', {text: f.type}) : null, f.required ? el('span', {class: 'req', title: 'required', text: '*'}) : null),
+        el('dd', {}, f.description ? el('p', {class: 'desc', text: f.description}) : null,
+          f.missing ? el('span', {class: 'note', text: '(not given)'}) : el('pre', {class: 'value', text: f.value})));
+    }
+    if (!(it.fields || []).length) dl.append(el('dt', {text: 'arguments'}), el('dd', {}, el('pre', {text: it.input})));
+    return dl;
+  }
+
+  // A list of cards kept in step with the pending requests: a card stays
+  // (with what was typed into it) while its request waits.
+  class CardList {
+    constructor(box, filter) { this.box = box; this.filter = filter; this.cards = new Map(); }
+    update(items) {
+      const want = items.filter(this.filter);
+      const ids = new Set(want.map((it) => it.id));
+      for (const [id, c] of this.cards) {
+        if (!ids.has(id)) { c.remove(); this.cards.delete(id); }
+      }
+      for (const it of want) {
+        if (!this.cards.has(it.id)) {
+          const c = card(it);
+          this.cards.set(it.id, c);
+          this.box.append(c);
+        }
+      }
+      return want.length;
+    }
+  }
+
+  let items = [];
+  const waiting = new CardList($('waiting-list'), () => true);
+  let chatCards = null; // the open chat's inline requests
+
+  function showPending(p) {
+    skew = p.now - Date.now();
+    items = p.items;
+    const n = waiting.update(items);
+    $('count-waiting').textContent = String(n);
+    $('count-waiting').classList.toggle('hot', n > 0);
+    $('waiting-empty').hidden = n > 0;
+    document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
+    if (chatCards) chatCards.update(items);
+    tick();
+  }
+
+  // ---- children --------------------------------------------------------
+
+  function showChildren(v) {
+    const box = $('children-list');
+    box.replaceChildren();
+    $('count-children').textContent = String(v.children.length);
+    $('children-empty').hidden = v.children.length > 0;
+    for (const ch of v.children) {
+      const chats = el('ul', {class: 'chats'});
+      for (const c of ch.chats) {
+        chats.append(el('li', {'data-chat': c.id},
+          el('a', {href: '#chat=' + encodeURIComponent(c.id), text: 'chat ' + c.n}),
+          el('span', {class: 'badge ' + c.status, text: c.status.replace('_', ' ')}),
+          c.pending ? el('span', {class: 'waiting-n', text: c.pending + ' waiting'}) : null,
+          el('span', {class: 'note', text: c.events + ' events'}),
+          el('span', {class: 'prompt', title: c.prompt, text: c.prompt})));
+      }
+      if (ch.older) chats.append(el('li', {class: 'note', text: ch.older + ' older chats not listed'}));
+      box.append(el('div', {class: 'child', 'data-child': ch.name},
+        el('h3', {}, ch.name, el('span', {class: 'badge', text: ch.client}), ch.unsupervised ? el('span', {class: 'badge denied', text: 'unsupervised'}) : null),
+        el('div', {class: 'dir', text: ch.working_dir + (ch.model ? ' · ' + ch.model : '')}),
+        ch.chats.length ? chats : el('p', {class: 'note', text: 'no chats yet'})));
+    }
+  }
+
+  // ---- one chat, live --------------------------------------------------
+
+  let chatSource = null;
+  function closeChat() {
+    if (chatSource) { chatSource.close(); chatSource = null; }
+    chatCards = null;
+  }
+
+  function eventItem(e) {
+    const li = el('li', {class: 'ev ev-' + e.type + (e.is_error ? ' err' : ''), 'data-seq': String(e.seq)},
+      el('span', {class: 'when', text: '#' + e.seq + ' ' + clock(e.time)}));
+    const cut = e.cut ? el('p', {class: 'note', text: '[cut: ' + e.text.length + ' of ' + e.cut + ' characters shown]'}) : null;
+    switch (e.type) {
+      case 'start':
+        add(li, el('span', {class: 'etype', text: 'start'}), ' ', el('span', {class: 'note', text: (e.session ? 'session ' + e.session : '') + (e.model ? ' · ' + e.model : '')}),
+          el('pre', {text: e.text}), cut);
+        break;
+      case 'content':
+        add(li, el('span', {class: 'etype', text: 'assistant'}), el('pre', {text: e.text}), cut);
+        break;
+      case 'tool_use':
+        add(li, el('span', {class: 'etype', text: 'tool call'}), ' ', el('code', {text: e.name}), el('pre', {text: e.input}));
+        break;
+      case 'tool_result':
+        add(li, el('span', {class: 'etype', text: e.is_error ? 'tool error' : 'tool result'}), el('pre', {text: e.text}), cut);
+        break;
+      case 'complete':
+        add(li, el('span', {class: 'etype', text: 'end'}), ' ', el('span', {class: 'badge ' + e.status, text: e.status}),
+          e.error ? el('pre', {class: 'error', text: e.error}) : null, e.text ? el('pre', {text: e.text}) : null, cut);
+        break;
+      default:
+        add(li, el('span', {class: 'etype', text: e.type}), el('pre', {text: e.text}));
+    }
+    return li;
+  }
+
+  function chatHead(c) {
+    return el('div', {class: 'child'},
+      el('h3', {}, c.child, el('span', {class: 'note', text: 'chat ' + c.n}), el('span', {class: 'badge', text: c.client}),
+        el('span', {class: 'badge ' + c.status, id: 'chat-status', text: c.status.replace('_', ' ')})),
+      el('div', {class: 'dir', text: c.prompt}));
+  }
+
+  function openChat(id) {
+    closeChat();
+    $('chat-head').replaceChildren(el('p', {class: 'note', text: 'loading ' + id + '…'}));
+    $('chat-events').replaceChildren();
+    $('chat-pending').replaceChildren();
+    chatCards = new CardList($('chat-pending'), (it) => it.chat === id);
+    chatCards.update(items);
+    const list = $('chat-events');
+    const src = new EventSource('/api/chat/stream?id=' + encodeURIComponent(id) + '&from=0');
+    chatSource = src;
+    src.addEventListener('events', (m) => {
+      const v = JSON.parse(m.data);
+      $('chat-head').replaceChildren(chatHead(v.chat));
+      const stick = list.getBoundingClientRect().bottom <= window.innerHeight + 40;
+      for (const e of v.events) {
+        if (!list.querySelector('[data-seq="' + e.seq + '"]')) list.append(eventItem(e));
+      }
+      if (stick && v.events.length) window.scrollTo(0, document.body.scrollHeight);
+    });
+    src.addEventListener('end', () => { src.close(); });
+    src.addEventListener('failure', (m) => {
+      src.close();
+      $('chat-head').replaceChildren(el('p', {class: 'error', text: JSON.parse(m.data).error}));
+    });
+  }
+
+  // ---- history ---------------------------------------------------------
+
+  let historyNext = '';
+  function historyRow(it) {
+    const what = it.kind === 'question' ? (it.answer ? 'answer: ' + it.answer : '') : (it.message ? 'message: ' + it.message : '');
+    return el('div', {class: 'row', 'data-id': it.id},
+      el('div', {class: 'head'},
+        el('span', {class: 'badge ' + it.status, text: it.status}),
+        el('code', {class: 'tool', text: it.tool}),
+        el('span', {class: 'note', text: clock(it.created)}),
+        it.child ? el('span', {}, 'child ', el('b', {text: it.child})) : null,
+        el('span', {class: 'note', text: it.client})),
+      what ? el('div', {class: 'what', text: what}) : null,
+      el('div', {class: 'by', text: (it.decided_by ? 'by ' + it.decided_by : '') + (it.decided_at ? ' · ' + clock(it.decided_at) : '') + (it.delivered_to ? ' · delivered to ' + it.delivered_to : '')}),
+      el('details', {}, el('summary', {text: it.kind === 'question' ? 'arguments' : 'input'}), el('pre', {text: it.input}),
+        it.updated_input ? el('div', {}, el('span', {class: 'note', text: 'ran with new input:'}), el('pre', {text: it.updated_input})) : null));
+  }
+
+  async function loadHistory(more) {
+    const q = $('history-q').value;
+    const params = new URLSearchParams({q, limit: '50'});
+    if (more && historyNext) params.set('before', historyNext);
+    try {
+      const v = await get('/api/history?' + params);
+      const box = $('history-list');
+      if (!more) box.replaceChildren();
+      for (const it of v.items) box.append(historyRow(it));
+      historyNext = v.next || '';
+      $('history-more').hidden = !historyNext;
+      const shown = box.children.length;
+      $('history-note').textContent = shown ? (q ? shown + ' found' + (historyNext ? ' so far (' + v.scanned + ' records searched in the last step; Older searches on)' : '') : '') :
+        (q ? 'nothing found' + (historyNext ? ' in the newest ' + v.scanned + ' records; Older searches on' : '') : 'no decided requests yet');
+    } catch (e) {
+      $('history-note').textContent = e.message;
+    }
+  }
+
+  // ---- navigation and the live stream -----------------------------------
+
+  function route() {
+    const h = location.hash;
+    const chat = h.startsWith('#chat=') ? decodeURIComponent(h.slice(6)) : '';
+    const view = chat ? 'chat' : h === '#history' ? 'history' : 'children';
+    for (const v of ['children', 'chat', 'history']) $('view-' + v).hidden = v !== view;
+    $('tab-children').classList.toggle('on', view !== 'history');
+    $('tab-history').classList.toggle('on', view === 'history');
+    if (chat) openChat(chat); else closeChat();
+    if (view === 'history') loadHistory(false);
+  }
+
+  function connect() {
+    const live = $('live');
+    const src = new EventSource('/api/stream');
+    src.onopen = () => { live.textContent = 'live'; live.className = 'live on'; };
+    src.onerror = () => { live.textContent = 'reconnecting…'; live.className = 'live off'; };
+    src.addEventListener('pending', (m) => showPending(JSON.parse(m.data)));
+    src.addEventListener('children', (m) => showChildren(JSON.parse(m.data)));
+    src.addEventListener('failure', (m) => { live.textContent = JSON.parse(m.data).error; live.className = 'live off'; });
+  }
+
+  $('history-search').addEventListener('submit', (ev) => { ev.preventDefault(); loadHistory(false); });
+  $('history-more').addEventListener('click', () => loadHistory(true));
+  window.addEventListener('hashchange', route);
+  setInterval(tick, 1000);
+  route();
+  connect();
+})();

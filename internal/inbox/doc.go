@@ -1,0 +1,30 @@
+// Package inbox serves one local web page (interceptor inbox) where a person
+// answers everything that waits for them: the approval queue's requests
+// (allow, deny with a reason, allow with edited input), human tools'
+// questions (a form laid out by the tool's declared input schema), and the
+// children's chats as they run, with each chat's requests inline. It also
+// tells the person when something starts waiting (notify.go).
+//
+// It adds no second way to decide: a decision is approvals.Store.Decide, an
+// answer approvals.Store.AnswerInput, with decided_by from
+// approvals.Decider, exactly as `interceptor approvals` and `mcp --role
+// supervisor` do. What the page shows goes through the same views: the
+// queue's Viewer (stand-ins for every held token) and children's Viewer,
+// then approvals.Visible on every string, so control and bidi characters
+// arrive as visible escapes; the page's script only ever sets textContent.
+//
+// The page is an admin page on loopback (auth.go): a random secret in the
+// printed URL is exchanged for an HttpOnly, SameSite=Strict cookie; every
+// action needs a CSRF token and a same-origin Origin; every request's Host
+// must be the listener's (a DNS rebinding attack names another host);
+// binding beyond loopback needs Options.AllowRemote. Everything the page
+// loads is embedded (assets/): no third-party asset, no build step.
+//
+// The files: server.go is the server (Listen, Serve, the routes);
+// auth.go the secret, cookie, CSRF, Host and Origin checks; view.go
+// renders requests, children and events for the page; stream.go the
+// server-sent events; notify.go the notifications.
+//
+// The package uses net/http, so only interceptor-http (the proxyhttp
+// build) links it: the hook binary's start-up stays as it is.
+package inbox

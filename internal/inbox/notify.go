@@ -1,0 +1,265 @@
+package inbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// A notification says that something waits and where to answer it: the
+// tool (masked like every view, made Visible, cut), whether it is an
+// approval or a question, the child and client, and the page's link
+// without its secret. Never the arguments (they may carry anything the
+// model wrote) and never a token: the message can go to a server outside
+// the machine (ntfy.sh).
+
+// note is one request that started waiting.
+type note struct {
+	ID, Kind, Tool, Child, Client string
+}
+
+func (n note) title() string {
+	if n.Kind == "question" {
+		return "interceptor: a question waits"
+	}
+	return "interceptor: an approval waits"
+}
+
+func (n note) text(link string) string {
+	what := "waits for your decision"
+	if n.Kind == "question" {
+		what = "asks you a question"
+	}
+	var who []string
+	if n.Child != "" {
+		who = append(who, "child "+n.Child)
+	}
+	if n.Client != "" {
+		who = append(who, n.Client)
+	}
+	s := n.Tool + " " + what
+	if len(who) > 0 {
+		s += " (" + strings.Join(who, ", ") + ")"
+	}
+	return s + ". " + link
+}
+
+// notifier sends notes: to a URL, and to the desktop.
+type notifier struct {
+	url      string
+	asJSON   bool
+	desktop  string // notify-send's path, "" none
+	link     string
+	log      io.Writer
+	client   *http.Client
+	stateDir string
+	queue    chan note
+	mu       sync.Mutex    // log lines
+	ready    chan struct{} // closed once the requests waiting at start are known
+}
+
+// maxQueued notes wait to be sent; more are dropped with one log line.
+const maxQueued = 64
+
+func newNotifier(o Options) (*notifier, error) {
+	n := &notifier{url: o.Notify, asJSON: o.NotifyJSON, log: o.Log, stateDir: o.StateDir,
+		client: &http.Client{Timeout: 10 * time.Second}, queue: make(chan note, maxQueued), ready: make(chan struct{})}
+	if n.url != "" {
+		u, err := url.Parse(n.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--notify %q: want an http or https URL (an ntfy topic, a webhook)", n.url)
+		}
+	}
+	if o.Desktop {
+		n.desktop = desktopCommand()
+	}
+	return n, nil
+}
+
+// desktopCommand finds the desktop's notifier: notify-send (libnotify) on
+// Linux and the BSDs. Other platforms get none: --notify reaches a phone or
+// a desktop app there (ntfy has both).
+func desktopCommand() string {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		return ""
+	}
+	p, err := exec.LookPath("notify-send")
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// Describe says where notifications go, for the start-up lines (the
+// notify URL without its path: an ntfy topic is a secret of sorts).
+func (s *Server) Describe() string {
+	var parts []string
+	if s.notify.url != "" {
+		u, _ := url.Parse(s.notify.url)
+		parts = append(parts, "POST to "+u.Scheme+"://"+u.Host+"/…")
+	}
+	switch {
+	case s.notify.desktop != "":
+		parts = append(parts, "desktop ("+s.notify.desktop+")")
+	case s.opts.Desktop && (runtime.GOOS == "windows" || runtime.GOOS == "darwin"):
+		parts = append(parts, "no desktop notifications on "+runtime.GOOS+" (use --notify)")
+	case s.opts.Desktop:
+		parts = append(parts, "no desktop notifications (notify-send is not on PATH)")
+	}
+	if len(parts) == 0 {
+		return "notifications: none"
+	}
+	return "notifications: " + strings.Join(parts, "; ")
+}
+
+func (n *notifier) enabled() bool { return n.url != "" || n.desktop != "" }
+
+func (n *notifier) logf(format string, a ...any) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	fmt.Fprintf(n.log, "inbox: "+format+"\n", a...)
+}
+
+// watch notes every request that starts waiting after the watch began,
+// until ctx ends. The requests already waiting at start are the person's
+// to see on the page.
+func (n *notifier) watch(ctx context.Context, q *approvals.Store, kids *children.Store) {
+	if !n.enabled() {
+		return
+	}
+	go n.send(ctx)
+	var seen map[string]bool
+	err := q.Changes(ctx, func() bool {
+		rs, err := q.Pending()
+		if err != nil {
+			n.logf("reading the queue for notifications: %v", err)
+			return true
+		}
+		now := map[string]bool{}
+		for _, r := range rs {
+			now[r.ID] = true
+			if seen != nil && !seen[r.ID] {
+				n.add(n.noteOf(r, kids))
+			}
+		}
+		if seen == nil {
+			close(n.ready)
+		}
+		seen = now
+		return true
+	})
+	if err != nil && ctx.Err() == nil {
+		n.logf("notifications stopped: %v", err)
+	}
+}
+
+func (n *notifier) add(x note) {
+	select {
+	case n.queue <- x:
+	default:
+		n.logf("notification for %s dropped: %d are waiting to be sent", x.ID, maxQueued)
+	}
+}
+
+// noteOf is a request as a notification names it. The tool name comes
+// from the model (permit takes any): it is masked with the session's held
+// tokens, made Visible, and cut.
+func (n *notifier) noteOf(r approvals.Request, kids *children.Store) note {
+	x := note{ID: r.ID, Kind: "approval", Client: vis(r.Client)}
+	if r.IsInput() {
+		x.Kind = "question"
+	}
+	raw, _ := sjson.Set(`{}`, "tool", r.Tool)
+	masked := approvals.LoadSecrets(state.New(n.stateDir), r.Session, "").Mask(raw)
+	x.Tool = cut(vis(gjson.Get(masked, "tool").Str), 80)
+	if id, _, err := children.ParseChatID(r.Chat); err == nil {
+		if c, err := kids.Get(id); err == nil {
+			x.Child = vis(c.Name)
+		}
+	}
+	return x
+}
+
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+func (n *notifier) send(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case x := <-n.queue:
+			if n.url != "" {
+				if err := n.post(ctx, x); err != nil {
+					n.logf("notification for %s not sent: %v", x.ID, err)
+				}
+			}
+			if n.desktop != "" {
+				if err := n.desktopShow(ctx, x); err != nil {
+					n.logf("desktop notification for %s not shown: %v", x.ID, err)
+				}
+			}
+		}
+	}
+}
+
+// post sends x to the URL: ntfy's form (the text as the body, Title, Tags
+// and Click headers), or with NotifyJSON an object for webhooks.
+func (n *notifier) post(ctx context.Context, x note) error {
+	body := []byte(x.text(n.link))
+	ctype := "text/plain; charset=utf-8"
+	if n.asJSON {
+		body, _ = json.Marshal(map[string]string{"text": x.text(n.link), "title": x.title(), "id": x.ID, "kind": x.Kind,
+			"tool": x.Tool, "child": x.Child, "client": x.Client, "link": n.link})
+		ctype = "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", ctype)
+	req.Header.Set("Title", x.title())
+	req.Header.Set("Tags", "hourglass")
+	req.Header.Set("Click", n.link)
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("the notify URL answered %s", resp.Status)
+	}
+	return nil
+}
+
+func (n *notifier) desktopShow(ctx context.Context, x note) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// Arguments, not a shell line: nothing in them is interpreted.
+	out, err := exec.CommandContext(ctx, n.desktop, "--app-name=interceptor", "--", x.title(), x.text(n.link)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}

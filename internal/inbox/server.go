@@ -1,0 +1,322 @@
+package inbox
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/tidwall/gjson"
+)
+
+// DefaultListen is where the page listens unless told otherwise: loopback,
+// a port the system picks.
+const DefaultListen = "127.0.0.1:0"
+
+// Options configure a Server.
+type Options struct {
+	// StateDir holds the approval queue and the children.
+	StateDir string
+	// Listen is HOST:PORT (DefaultListen when empty). A host beyond
+	// loopback is refused unless AllowRemote.
+	Listen      string
+	AllowRemote bool
+	// Notify, when set, is a URL POSTed a short message whenever a request
+	// starts waiting (ntfy style: text body, Title and Click headers);
+	// NotifyJSON sends a JSON object instead (webhooks).
+	Notify     string
+	NotifyJSON bool
+	// Desktop shows a desktop notification too, where the platform has a
+	// way (notify-send on PATH, Linux).
+	Desktop bool
+	// Log gets warnings and failed notifications, one line each.
+	Log io.Writer
+	// DecidedBy is recorded with each decision and answer (default
+	// approvals.Decider("inbox"): the uid, pid and parent of this process,
+	// as the CLI records its own).
+	DecidedBy string
+}
+
+// Server is the inbox page.
+type Server struct {
+	opts     Options
+	q        *approvals.Store
+	kids     *children.Store
+	ln       net.Listener
+	port     string
+	loopback bool
+	keys     keys
+	by       string
+	notify   *notifier
+	page     *template.Template
+}
+
+//go:embed assets
+var assets embed.FS
+
+// Listen checks the address, listens on it and makes the page's secrets.
+func Listen(o Options) (*Server, error) {
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.StateDir == "" {
+		return nil, errors.New("inbox: no state dir")
+	}
+	loopback, err := checkListen(o.Listen, o.AllowRemote)
+	if err != nil {
+		return nil, err
+	}
+	k, err := newKeys()
+	if err != nil {
+		return nil, err
+	}
+	page, err := template.ParseFS(assets, "assets/index.html")
+	if err != nil {
+		return nil, err
+	}
+	n, err := newNotifier(o)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	s := &Server{opts: o, q: approvals.New(o.StateDir), kids: children.New(o.StateDir), ln: ln, port: port,
+		loopback: loopback, keys: k, by: o.DecidedBy, notify: n, page: page}
+	if s.by == "" {
+		s.by = approvals.Decider("inbox")
+	}
+	n.link = s.Link()
+	return s, nil
+}
+
+// Addr is the address the page listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// host is how the printed URLs name the listener.
+func (s *Server) host() string {
+	h, _, _ := net.SplitHostPort(s.opts.Listen)
+	ip := net.ParseIP(h)
+	switch {
+	case strings.EqualFold(h, "localhost"):
+		return "localhost:" + s.port
+	case h == "" || ip != nil && ip.IsUnspecified():
+		return "127.0.0.1:" + s.port
+	}
+	return net.JoinHostPort(h, s.port)
+}
+
+// URL is the page's address with the secret: print it to the person only.
+func (s *Server) URL() string { return "http://" + s.host() + "/?token=" + s.keys.secret }
+
+// Link is the page's address without the secret, for notifications.
+func (s *Server) Link() string { return "http://" + s.host() + "/" }
+
+// Serve serves the page until ctx ends, and watches the queue for
+// notifications.
+func (s *Server) Serve(ctx context.Context) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go s.notify.watch(ctx, s.q, s.kids)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx) // streams end with ctx (BaseContext)
+	}()
+	err := srv.Serve(s.ln)
+	<-done
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Handler is the page and its API, behind the checks of auth.go.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(static)
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.Handle("GET /static/", http.StripPrefix("/static/", files))
+	mux.HandleFunc("GET /api/pending", s.apiPending)
+	mux.HandleFunc("GET /api/request", s.apiRequest)
+	mux.HandleFunc("GET /api/history", s.apiHistory)
+	mux.HandleFunc("GET /api/children", s.apiChildren)
+	mux.HandleFunc("GET /api/chat", s.apiChat)
+	mux.HandleFunc("GET /api/stream", s.stream)
+	mux.HandleFunc("GET /api/chat/stream", s.chatStream)
+	mux.HandleFunc("POST /api/decide", s.apiDecide)
+	mux.HandleFunc("POST /api/answer", s.apiAnswer)
+	return s.guard(mux)
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	s.page.Execute(w, map[string]string{"CSRF": s.keys.csrf})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func fail(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	switch {
+	case errors.Is(err, approvals.ErrUnknown), errors.Is(err, children.ErrUnknown):
+		code = http.StatusNotFound
+	case errors.Is(err, approvals.ErrDecided):
+		code = http.StatusConflict
+	case errors.Is(err, errBadRequest), errors.Is(err, approvals.ErrNeedsAnswer), errors.Is(err, approvals.ErrNotInput):
+		code = http.StatusBadRequest
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": approvals.Visible(err.Error())})
+}
+
+var errBadRequest = errors.New("bad request")
+
+func (s *Server) apiPending(w http.ResponseWriter, r *http.Request) {
+	v, err := s.pendingView()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, v)
+}
+
+// apiRequest is one request whole (a pending input the lists cut).
+func (s *Server) apiRequest(w http.ResponseWriter, r *http.Request) {
+	req, err := s.q.Get(r.URL.Query().Get("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	req = s.q.Viewer().Request(req)
+	writeJSON(w, s.item(req, s.childNames([]approvals.Request{req}), time.Now(), 0))
+}
+
+func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	v, err := s.history(q.Get("q"), q.Get("before"), limit)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, v)
+}
+
+func (s *Server) apiChildren(w http.ResponseWriter, r *http.Request) {
+	v, err := s.childrenView()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, v)
+}
+
+func (s *Server) apiChat(w http.ResponseWriter, r *http.Request) {
+	from, _ := strconv.Atoi(r.URL.Query().Get("from"))
+	chat, err := s.kids.Chat(r.URL.Query().Get("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	v, err := s.chatView(chat, from)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, v)
+}
+
+// maxAction bounds an action's body: an allow carries at most a whole new
+// input, as large as a hook payload.
+const maxAction = 8 << 20
+
+func readAction(w http.ResponseWriter, r *http.Request) (gjson.Result, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAction))
+	if err != nil {
+		return gjson.Result{}, fmt.Errorf("%w: reading the request: %v", errBadRequest, err)
+	}
+	if !gjson.ValidBytes(b) || !gjson.ParseBytes(b).IsObject() {
+		return gjson.Result{}, fmt.Errorf("%w: want a JSON object", errBadRequest)
+	}
+	return gjson.ParseBytes(b), nil
+}
+
+// apiDecide allows or denies a request: {id, allow, message?,
+// updated_input?} (updated_input: the complete new arguments as JSON text,
+// allow only). It is approvals.Store.Decide, as `approvals allow|deny`.
+func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request) {
+	a, err := readAction(w, r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	id, allow := a.Get("id"), a.Get("allow")
+	if id.Type != gjson.String || (allow.Type != gjson.True && allow.Type != gjson.False) {
+		fail(w, fmt.Errorf("%w: want id (a string) and allow (true or false)", errBadRequest))
+		return
+	}
+	d := approvals.Decision{Allow: allow.Bool(), Message: a.Get("message").Str, By: s.by}
+	if u := a.Get("updated_input"); u.Exists() && u.Type != gjson.Null && strings.TrimSpace(u.Str) != "" {
+		if u.Type != gjson.String || !gjson.Valid(u.Str) || !gjson.Parse(u.Str).IsObject() {
+			fail(w, fmt.Errorf("%w: the edited input is not a JSON object", errBadRequest))
+			return
+		}
+		if !d.Allow {
+			fail(w, fmt.Errorf("%w: edited input goes only with an allow", errBadRequest))
+			return
+		}
+		d.UpdatedInput = u.Str
+	}
+	req, err := s.q.Decide(id.Str, d)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, map[string]string{"id": req.ID, "status": string(req.Status)})
+}
+
+// apiAnswer answers a human tool's question: {id, answer}. It is
+// approvals.Store.AnswerInput, as `approvals answer`.
+func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
+	a, err := readAction(w, r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	id, answer := a.Get("id"), a.Get("answer")
+	if id.Type != gjson.String || answer.Type != gjson.String || strings.TrimSpace(answer.Str) == "" {
+		fail(w, fmt.Errorf("%w: want id and a non-empty answer", errBadRequest))
+		return
+	}
+	req, err := s.q.AnswerInput(id.Str, answer.Str, s.by)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, map[string]string{"id": req.ID, "status": string(req.Status)})
+}
