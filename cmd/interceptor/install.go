@@ -31,7 +31,7 @@ type installFlags struct {
 // the model reads of a result (hooks.Client.RewritesResult).
 func redactClients() string {
 	var names []string
-	for _, c := range hooks.Clients {
+	for _, c := range hooks.ByName() {
 		if c.RewritesResult {
 			names = append(names, c.Display)
 		}

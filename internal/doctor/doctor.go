@@ -73,7 +73,7 @@ func Run(env install.Env, stateDir string, now time.Time) Report {
 	if stateDir != "" {
 		dirs = append(dirs, stateDir)
 	}
-	for _, c := range hooks.Clients {
+	for _, c := range hooks.ByName() {
 		cr := doctorClient(env, c)
 		for _, c := range cr.Configs {
 			for _, h := range c.Hooks {

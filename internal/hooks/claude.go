@@ -1,9 +1,40 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
+
+// claudeConfigDir is where Claude Code keeps its user config.
+var claudeConfigDir = Root{Var: "CLAUDE_CONFIG_DIR", Home: ".claude"}
+
+// Claude Code 2.1.328; it silently ignores a settings.json with comments
+// (2.1.330: its hooks did not run).
+var ClaudeCodeClient = Client{
+	Name: "claude-code", Display: "Claude Code",
+	ShellTool: "Bash",
+	User:      Path{claudeConfigDir, "settings.json"},
+	Project:   Path{ProjectDir, ".claude/settings.json"},
+	Local:     Path{ProjectDir, ".claude/settings.local.json"},
+	Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse", SessionEnd: "SessionEnd",
+	TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
+	RewritesResult: true, RacesInput: true,
+	Skeleton: "{}\n",
+	Syntax:   Syntax{Rejected: "it silently ignores the whole file"},
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".claude.json"}, Key: "mcpServers"},
+		{Path: Path{HomeDir, ".claude.json"}, Key: "projects.{project}.mcpServers"},
+		{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
+	},
+	// No MCPToolTimeout: its MCP_TOOL_TIMEOUT is an environment
+	// variable, which doctor cannot see.
+	Naming:      ToolNaming{Prefix: mcpDunder, PluginForm: true},
+	NamesServer: true, // mcp_server.name
+	PromptEvent: "UserPromptSubmit",
+	Hooks:       ClaudeCode{},
+}
 
 // ClaudeCode speaks Claude Code's hooks (observed with 2.1.328).
 //
@@ -45,7 +76,7 @@ func (ClaudeCode) Tool(ev *Event, server string) (string, bool) {
 			return "", false
 		}
 	}
-	return ClaudeCodeClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {
@@ -112,4 +143,10 @@ func (ClaudeCode) DecisionReply(ev *Event, d Decision) ([]byte, error) {
 		fs = append(fs, field{"hookSpecificOutput.updatedInput", rawJSON(d.UpdatedInput)})
 	}
 	return reply(fs...)
+}
+
+// promptContext: UserPromptSubmit's hookSpecificOutput.additionalContext
+// is added to the prompt the model reads.
+func (ClaudeCode) promptContext(text string) ([]byte, error) {
+	return reply(field{"hookSpecificOutput.hookEventName", "UserPromptSubmit"}, field{"hookSpecificOutput.additionalContext", text})
 }

@@ -1,9 +1,35 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
+
+// Gemini CLI 0.61.0: reads comments in settings.json, refuses a trailing
+// comma; timeout in milliseconds, DEFAULT_HOOK_TIMEOUT 60000 in its
+// bundle.
+var GeminiClient = Client{
+	Name: "gemini", Display: "Gemini CLI",
+	ShellTool: "run_shell_command",
+	User:      Path{HomeDir, ".gemini/settings.json"},
+	Project:   Path{ProjectDir, ".gemini/settings.json"},
+	Layout:    Grouped, PreTool: "BeforeTool", PostTool: "AfterTool",
+	TimeoutUnit: time.Millisecond, TimeoutDefault: 60 * time.Second, Timeout: 10000,
+	Skeleton: "{}\n",
+	Syntax:   Syntax{Comments: true, Rejected: "it refuses the file"},
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".gemini/settings.json"}, Key: "mcpServers"},
+		{Path: Path{ProjectDir, ".gemini/settings.json"}, Key: "mcpServers"},
+	},
+	// Its docs: a server's timeout, in ms, 10 minutes by default.
+	MCPToolTimeout: MCPToolTimeout{Key: "timeout", Unit: time.Millisecond, Default: 10 * time.Minute},
+	Naming:         ToolNaming{Prefix: mcpUnderscore},
+	NamesServer:    true, // mcp_context.server_name
+	PromptEvent:    "BeforeAgent",
+	Hooks:          Gemini{},
+}
 
 // Gemini speaks Gemini CLI's hooks (observed with 0.61.0).
 //
@@ -100,4 +126,10 @@ func (Gemini) DecisionReply(ev *Event, d Decision) ([]byte, error) {
 		)
 	}
 	return reply(fs...)
+}
+
+// promptContext: BeforeAgent's hookSpecificOutput.additionalContext
+// is added to the turn's prompt.
+func (Gemini) promptContext(text string) ([]byte, error) {
+	return reply(field{"hookSpecificOutput.hookEventName", "BeforeAgent"}, field{"hookSpecificOutput.additionalContext", text})
 }

@@ -2,7 +2,6 @@ package install
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,11 +41,11 @@ const BackupSuffix = ".interceptor-backup"
 
 // Env is where the clients keep their configs.
 type Env struct {
-	Home            string // the user's home
-	Project         string // the project dir (absolute), for project scope
-	CodexHome       string // $CODEX_HOME, else Home/.codex
-	ClaudeConfigDir string // $CLAUDE_CONFIG_DIR, else Home/.claude
-	XDGConfigHome   string // $XDG_CONFIG_HOME, else Home/.config
+	Home    string // the user's home
+	Project string // the project dir (absolute), for project scope
+	// Getenv reads the variables that move a config dir (hooks.Root.Var,
+	// e.g. $XDG_CONFIG_HOME); nil: none is set.
+	Getenv func(string) string
 }
 
 // EnvFromOS reads the environment; project is the project dir ("" = cwd).
@@ -63,17 +62,7 @@ func EnvFromOS(project string) (Env, error) {
 	if project, err = filepath.Abs(project); err != nil {
 		return Env{}, err
 	}
-	env := Env{Home: home, Project: project}
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		env.CodexHome = d
-	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		env.ClaudeConfigDir = d
-	}
-	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		env.XDGConfigHome = d
-	}
-	return env, nil
+	return Env{Home: home, Project: project, Getenv: os.Getenv}, nil
 }
 
 // Options say what to install.
@@ -122,7 +111,7 @@ type client interface {
 // Clients lists the client names install knows.
 func Clients() []string {
 	names := make([]string, 0, len(hooks.Clients))
-	for _, c := range hooks.Clients {
+	for _, c := range hooks.ByName() {
 		names = append(names, c.Name)
 	}
 	return names
@@ -147,20 +136,21 @@ func (env Env) Resolve(p hooks.Path) string {
 	if p.Rel == "" {
 		return ""
 	}
-	var dir string
-	switch p.Root {
-	case hooks.ProjectDir:
-		dir = env.Project
-	case hooks.ClaudeConfigDir:
-		dir = cmp.Or(env.ClaudeConfigDir, filepath.Join(env.Home, ".claude"))
-	case hooks.CodexHome:
-		dir = cmp.Or(env.CodexHome, filepath.Join(env.Home, ".codex"))
-	case hooks.XDGConfigHome:
-		dir = cmp.Or(env.XDGConfigHome, filepath.Join(env.Home, ".config"))
-	default:
-		dir = env.Home
+	return filepath.Join(env.Dir(p.Root), filepath.FromSlash(p.Rel))
+}
+
+// Dir is the directory r is in this environment: the dir its variable
+// names, else its place under the home dir.
+func (env Env) Dir(r hooks.Root) string {
+	if r.Project {
+		return env.Project
 	}
-	return filepath.Join(dir, filepath.FromSlash(p.Rel))
+	if r.Var != "" && env.Getenv != nil {
+		if d := env.Getenv(r.Var); d != "" && (!r.AbsOnly || filepath.IsAbs(d)) {
+			return d
+		}
+	}
+	return filepath.Join(env.Home, r.Home)
 }
 
 // configPath is the file install edits for a client and scope.

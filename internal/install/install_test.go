@@ -451,7 +451,8 @@ func trustStates(t *testing.T, env Env, client string, scope Scope) map[string]s
 // config.toml Codex would refuse, and not for a hook changed since.
 func TestTrust(t *testing.T) {
 	env := testEnv(t)
-	env.CodexHome = filepath.Join(env.Home, "codex-home")
+	codexHome := filepath.Join(env.Home, "codex-home")
+	env = withVar(env, "CODEX_HOME", codexHome)
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
 	o := opts("codex", User)
@@ -481,7 +482,7 @@ func TestTrust(t *testing.T) {
 	pre, post := strings.Split(entries[0], "|"), strings.Split(entries[1], "|")
 	config := "model = \"x\"\n\n[hooks.state]\n" + post[0] + " = { trusted_hash = \"" + post[1] + "\" }\n" +
 		"\n[hooks.state." + pre[0] + "]\nenabled = true\ntrusted_hash = \"" + pre[1] + "\"\n"
-	configPath := filepath.Join(env.CodexHome, "config.toml")
+	configPath := filepath.Join(codexHome, "config.toml")
 	mustWrite(t, configPath, config, 0o600)
 	want("trusted")
 	mustWrite(t, configPath, strings.Replace(config, "enabled = true", "enabled = false", 1), 0o600)
@@ -543,4 +544,20 @@ var mustWrite, mustRead = testfiles.Write, testfiles.Read
 func mustReadRecipe(t *testing.T) string {
 	t.Helper()
 	return mustRead(t, filepath.Join("..", "..", "recipes", "opencode", "interceptor.ts"))
+}
+
+// withVar is env with the variable name set to value, as a client's
+// environment would set it (e.g. CODEX_HOME).
+func withVar(env Env, name, value string) Env {
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == name {
+			return value
+		}
+		if getenv != nil {
+			return getenv(k)
+		}
+		return ""
+	}
+	return env
 }
