@@ -34,6 +34,34 @@ var ClaudeCodeClient = Client{
 	NamesServer: true, // mcp_server.name
 	PromptEvent: "UserPromptSubmit",
 	Hooks:       ClaudeCode{},
+	Headless: &Headless{
+		Argv: claudeChatArgv, PromptOnStdin: true, Output: ClaudeStreamJSON,
+		ChoosesSession: true, PermitTool: true,
+	},
+}
+
+// ClaudeStreamJSON is what claude -p --output-format stream-json --verbose
+// prints.
+const ClaudeStreamJSON Output = "claude-code stream-json"
+
+// claudeChatArgv: claude -p, the first chat with --session-id (an id chosen
+// at create), the next ones with --resume of it; its permission prompts go
+// to the chat's own MCP server.
+func claudeChatArgv(c ChatArgs) []string {
+	argv := []string{"claude", "-p", "--output-format", "stream-json", "--verbose"}
+	if c.Resume {
+		argv = append(argv, "--resume", c.Session)
+	} else {
+		argv = append(argv, "--session-id", c.Session)
+	}
+	if c.Model != "" {
+		argv = append(argv, "--model", c.Model)
+	}
+	argv = append(argv, "--mcp-config", c.MCPConfig, "--permission-prompt-tool", c.PermitTool)
+	if len(c.Allowed) > 0 {
+		argv = append(append(argv, "--allowedTools"), c.Allowed...)
+	}
+	return argv
 }
 
 // ClaudeCode speaks Claude Code's hooks (observed with 2.1.328).

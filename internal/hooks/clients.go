@@ -103,7 +103,49 @@ type Client struct {
 	// Hooks is its hook payloads' format. Kilo CLI's is OpenCode's: its
 	// shim sends OpenCode's payloads, as --client opencode.
 	Hooks Adapter
+	// Headless is how interceptor children runs it as a child agent (nil:
+	// it does not).
+	Headless *Headless
 }
+
+// Headless is how `interceptor children` runs a client as a child agent:
+// one process per chat, whose JSON lines on stdout it reads. The process
+// machinery and the readers of each Output are internal/children's; these
+// are the client's own facts.
+type Headless struct {
+	// Argv is a chat's command line; argv[0] is looked up on the child's
+	// PATH.
+	Argv func(ChatArgs) []string
+	// PromptOnStdin: the prompt goes to its stdin; else Argv carries it.
+	PromptOnStdin bool
+	// Output is the format of the lines it prints.
+	Output Output
+	// ChoosesSession: it takes a session id chosen at create, so the
+	// child's session is known before its first chat; else the first
+	// chat's output names it.
+	ChoosesSession bool
+	// PermitTool: it asks an MCP tool for permission
+	// (--permission-prompt-tool), which each chat wires through an MCP
+	// config file of its own; else its approvals go through the approve
+	// hook installed in its config (interceptor install CLIENT --approve).
+	PermitTool bool
+}
+
+// ChatArgs are what a chat's command line is made of.
+type ChatArgs struct {
+	Resume  bool   // the chat continues Session
+	Session string // the client's session id ("" before it is known)
+	Model   string // "": the client's default
+	Dir     string // the child's working dir
+	Prompt  string
+	// With PermitTool: the MCP config file serving the permission prompt,
+	// the prompt tool's name, and the tools the child may call unasked.
+	MCPConfig, PermitTool string
+	Allowed               []string
+}
+
+// Output names a format of the JSON lines a client prints headless.
+type Output string
 
 // ServerList is a config file's list of MCP servers: the object (JSON or
 // JSONC) or table (TOML) at Key, whose keys are the servers' names. In Key,

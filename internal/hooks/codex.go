@@ -32,6 +32,27 @@ var CodexClient = Client{
 	Naming:         ToolNaming{Prefix: mcpDunderWord},
 	PromptEvent:    "UserPromptSubmit",
 	Hooks:          Codex{},
+	Headless:       &Headless{Argv: codexChatArgv, PromptOnStdin: true, Output: CodexJSONL},
+}
+
+// CodexJSONL is what codex exec --json prints.
+const CodexJSONL Output = "codex exec --json"
+
+// codexChatArgv: codex exec, the next chats codex exec resume of the
+// thread id its first chat printed.
+func codexChatArgv(c ChatArgs) []string {
+	argv := []string{"codex", "exec"}
+	if c.Resume {
+		argv = append(argv, "resume")
+	}
+	argv = append(argv, "--json", "--skip-git-repo-check")
+	if c.Model != "" {
+		argv = append(argv, "-m", c.Model)
+	}
+	if c.Resume {
+		return append(argv, c.Session, "-")
+	}
+	return append(argv, "-C", c.Dir, "-")
 }
 
 // Codex speaks Codex CLI's hooks (observed with 0.169.0).

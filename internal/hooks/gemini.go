@@ -29,6 +29,26 @@ var GeminiClient = Client{
 	NamesServer:    true, // mcp_context.server_name
 	PromptEvent:    "BeforeAgent",
 	Hooks:          Gemini{},
+	Headless:       &Headless{Argv: geminiChatArgv, Output: GeminiStreamJSON, ChoosesSession: true},
+}
+
+// GeminiStreamJSON is what gemini --output-format stream-json prints.
+const GeminiStreamJSON Output = "gemini stream-json"
+
+// geminiChatArgv: gemini -p, the first chat with --session-id (an id
+// chosen at create), the next ones with --resume of it; --skip-trust
+// because the parent chose the working dir.
+func geminiChatArgv(c ChatArgs) []string {
+	argv := []string{"gemini", "--prompt=" + c.Prompt, "--output-format", "stream-json", "--skip-trust"}
+	if c.Resume {
+		argv = append(argv, "--resume", c.Session)
+	} else {
+		argv = append(argv, "--session-id", c.Session)
+	}
+	if c.Model != "" {
+		argv = append(argv, "--model", c.Model)
+	}
+	return argv
 }
 
 // Gemini speaks Gemini CLI's hooks (observed with 0.61.0).

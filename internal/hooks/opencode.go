@@ -29,6 +29,23 @@ var OpenCodeClient = Client{
 	// user message before saving it (prompt.go's openCodePrompt).
 	PromptEvent: "chat.message",
 	Hooks:       OpenCode{},
+	Headless:    &Headless{Argv: openCodeChatArgv, Output: OpenCodeJSON},
+}
+
+// OpenCodeJSON is what opencode run --format json prints.
+const OpenCodeJSON Output = "opencode run --format json"
+
+// openCodeChatArgv: opencode run, the next chats with --session, the
+// sessionID its first chat printed.
+func openCodeChatArgv(c ChatArgs) []string {
+	argv := []string{"opencode", "run", "--format", "json"}
+	if c.Resume {
+		argv = append(argv, "--session", c.Session)
+	}
+	if c.Model != "" {
+		argv = append(argv, "--model", c.Model)
+	}
+	return append(argv, "--", c.Prompt)
 }
 
 // OpenCode speaks to the plugin shim recipes/opencode/interceptor.ts
