@@ -22,9 +22,11 @@ type cline struct {
 	event string // the file's name: c.PreTool or c.PostTool
 }
 
-// clineHeader starts every script install writes; a file without it is
-// the user's.
-const clineHeader = "#!/bin/sh\n# interceptor hook for Cline, written by `interceptor install cline`"
+// scriptHeader starts every script install writes for c; a file without
+// it is the user's.
+func scriptHeader(c *hooks.Client) string {
+	return "#!/bin/sh\n# interceptor hook for " + c.Display + ", written by `interceptor install " + c.Name + "`"
+}
 
 func (s cline) path(env Env, scope Scope) string {
 	return filepath.Join(filepath.Dir(env.configPath(s.c, scope)), s.event)
@@ -44,10 +46,10 @@ func (s cline) sub() string {
 	return "inject"
 }
 
-// ReadScript reads the command of a hook script install wrote; ok is
-// false for a file that is not one (the user's own hook).
-func ReadScript(doc string) (cmd HookCommand, ok bool) {
-	if !strings.HasPrefix(doc, clineHeader) {
+// ReadScript reads the command of a hook script install wrote for c; ok
+// is false for a file that is not one (the user's own hook).
+func ReadScript(c *hooks.Client, doc string) (cmd HookCommand, ok bool) {
+	if !strings.HasPrefix(doc, scriptHeader(c)) {
 		return cmd, false
 	}
 	for _, l := range strings.Split(doc, "\n") {
@@ -58,9 +60,9 @@ func ReadScript(doc string) (cmd HookCommand, ok bool) {
 	return cmd, true
 }
 
-func renderClineScript(event string, argv []string) []byte {
-	return []byte(clineHeader + "; `interceptor uninstall cline` removes it.\n" +
-		"# Cline runs it on every " + event + " event; interceptor leaves other servers' tools alone.\n" +
+func renderScript(c *hooks.Client, event string, argv []string) []byte {
+	return []byte(scriptHeader(c) + "; `interceptor uninstall " + c.Name + "` removes it.\n" +
+		"# " + c.Display + " runs it on every " + event + " event; interceptor leaves other servers' tools alone.\n" +
 		"exec " + shellJoin(argv) + "\n")
 }
 
@@ -95,9 +97,9 @@ func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	given := o.Hook
 	given.NotServers = nil
 	if doc != nil {
-		old, ok := ReadScript(string(doc))
+		old, ok := ReadScript(c.c, string(doc))
 		if !ok {
-			return nil, nil, fmt.Errorf("%s is your own Cline hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
+			return nil, nil, fmt.Errorf("%s is your own %s hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, c.c.Display, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
 		}
 		servers = old.Servers
 		var options []string
@@ -119,19 +121,19 @@ func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	}
 	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
 	if len(given.NotServers) < len(notServers) && c.event == c.c.PreTool {
-		notes = append(notes, "the scripts serve servers whose tool names collide under Cline; a call to one may get the other's token: install them in different scopes")
+		notes = append(notes, "the scripts serve servers whose tool names collide under "+c.c.Display+"; a call to one may get the other's token: install them in different scopes")
 	}
 	if o.Hook.Redact && c.event == c.c.PostTool {
-		notes = append(notes, "--redact left out: Cline cannot rewrite what the model reads, so the token stays in the results it sees")
+		notes = append(notes, "--redact left out: "+c.c.Display+" cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
 	for _, other := range otherClineHooks(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
 		notes = append(notes, AlsoRuns(c.c, other, c.event))
 	}
-	return renderClineScript(c.event, c.argv(o.Bin, servers, given.args())), notes, nil
+	return renderScript(c.c, c.event, c.argv(o.Bin, servers, given.args())), notes, nil
 }
 
 func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
-	old, ok := ReadScript(string(doc))
+	old, ok := ReadScript(c.c, string(doc))
 	if !ok {
 		return nil, fmt.Errorf("%s is not a hook interceptor wrote; leaving it alone", path)
 	}
@@ -142,7 +144,7 @@ func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]
 	if len(rest) == 0 {
 		return nil, nil
 	}
-	return renderClineScript(c.event, c.argv(old.Bin, rest, old.options())), nil
+	return renderScript(c.c, c.event, c.argv(old.Bin, rest, old.options())), nil
 }
 
 // otherClineHooks are the files in dirs, but for the paths in skip (the

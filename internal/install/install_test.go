@@ -151,7 +151,7 @@ func checkCommentsKept(t *testing.T, before, after string) {
 func checkInstalled(t *testing.T, client, doc string) {
 	t.Helper()
 	if client == "cline" {
-		if want := "\nexec " + testBin + " inject --client cline --server wf\n"; !strings.HasSuffix(doc, want[1:]) || !strings.HasPrefix(doc, clineHeader) {
+		if want := "\nexec " + testBin + " inject --client cline --server wf\n"; !strings.HasSuffix(doc, want[1:]) || !strings.HasPrefix(doc, "#!/bin/sh\n# interceptor hook for Cline, written by `interceptor install cline`") {
 			t.Fatalf("script %q, want it to end in %q", doc, want)
 		}
 		return

@@ -2,7 +2,6 @@ package install
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -17,7 +16,7 @@ import (
 // (the --server names and hook options), CAPTURE_ARGS (--redact),
 // APPROVE_ARGS (--approve) and DELIVER_ARGS (--deliver: the human tools
 // servers). One shim serves every server installed into the same dir. Kilo
-// gets the same shim, its comments naming Kilo's files (kiloShim).
+// gets the same shim, its comments naming Kilo's files (otherShim).
 type opencode struct{ c *hooks.Client }
 
 const (
@@ -92,13 +91,18 @@ func tsArray(vals []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
+// shimOf is the client recipes.OpenCodeShim is written for; a client
+// whose payloads are that client's (Kilo CLI) gets it with its comments
+// naming the client's own files (otherShim).
+var shimOf = &hooks.OpenCodeClient
+
 // renderShim fills the constant lines of the shim template, written for
-// client (OpenCode or Kilo).
+// client.
 func renderShim(client *hooks.Client, c shimConfig) (string, error) {
 	tmpl := recipes.OpenCodeShim
-	if client.Name != hooks.OpenCodeClient.Name {
+	if client.Name != shimOf.Name {
 		var err error
-		if tmpl, err = kiloShim(client); err != nil {
+		if tmpl, err = otherShim(client); err != nil {
 			return "", err
 		}
 	}
@@ -126,20 +130,20 @@ func renderShim(client *hooks.Client, c shimConfig) (string, error) {
 		found++
 	}
 	if found != 5 {
-		return "", errors.New("the embedded OpenCode shim lacks its BIN/ARGS/CAPTURE_ARGS/APPROVE_ARGS/DELIVER_ARGS lines")
+		return "", fmt.Errorf("the embedded %s shim lacks its BIN/ARGS/CAPTURE_ARGS/APPROVE_ARGS/DELIVER_ARGS lines", shimOf.Display)
 	}
 	return strings.Join(lines, ""), nil
 }
 
-// kiloShim is the shim template with its comments naming client's files
-// instead of OpenCode's: the header, the config file (opencode.json; each
+// otherShim is the shim template with its comments naming client's files
+// instead of shimOf's: the header, the config file (opencode.json; each
 // client's is named after it) and the plugin dirs. The code, --client
-// opencode included, stays: the plugin API and payloads are OpenCode's.
-func kiloShim(client *hooks.Client) (string, error) {
-	oc := hooks.OpenCodeClient
+// opencode included, stays: the plugin API and payloads are shimOf's.
+func otherShim(client *hooks.Client) (string, error) {
+	oc := shimOf
 	tmpl := recipes.OpenCodeShim
 	for _, r := range []struct{ from, to string }{
-		{shimHeader + oc.Display + ".\n", shimHeader + client.Display + ", which is OpenCode underneath: the same plugin\n// API and payloads, so it runs interceptor with --client opencode.\n"},
+		{shimHeader + oc.Display + ".\n", shimHeader + client.Display + ", which is " + oc.Display + " underneath: the same plugin\n// API and payloads, so it runs interceptor with --client " + oc.Name + ".\n"},
 		{oc.Name + ".json", client.Name + ".json"},
 		{oc.Project.Rel, client.Project.Rel},
 		{"~/.config/" + oc.User.Rel, "~/.config/" + client.User.Rel},
@@ -154,7 +158,7 @@ func kiloShim(client *hooks.Client) (string, error) {
 			}
 		}
 		if n == 0 {
-			return "", fmt.Errorf("the embedded OpenCode shim has no comment naming %q to write %s's name into", r.from, client.Display)
+			return "", fmt.Errorf("the embedded %s shim has no comment naming %q to write %s's name into", oc.Display, r.from, client.Display)
 		}
 		tmpl = strings.Join(lines, "")
 	}
@@ -226,7 +230,7 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 	}
 	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
 	if len(given.NotServers) < len(notServers) {
-		notes = append(notes, "the shim serves servers whose tool names collide under OpenCode; a call to one may get the other's token: install them in different scopes")
+		notes = append(notes, "the shim serves servers whose tool names collide under "+oc.c.Display+"; a call to one may get the other's token: install them in different scopes")
 	}
 	c := shimConfig{bin: o.Bin}
 	for _, s := range servers {
