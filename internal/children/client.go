@@ -20,6 +20,9 @@ type Client struct{ c *hooks.Client }
 // Name is the client's name in create's client argument.
 func (c Client) Name() string { return c.c.Name }
 
+// Display is the client's name as people call it.
+func (c Client) Display() string { return c.c.Display }
+
 // Traits are what a client offers beyond its command line.
 type Traits struct {
 	// ChoosesSession: the client takes a session id chosen at create
@@ -136,7 +139,7 @@ func readerOf(format hooks.Output) (r reader, ok bool) {
 
 // NewNormalizer reads the client's stdout for one chat.
 func (c Client) NewNormalizer() Normalizer {
-	r, _ := readerOf(c.c.Headless.Output) // clients() lists only clients with one
+	r, _ := readerOf(c.c.Headless.Output) // Clients lists only clients with one
 	return r.new()
 }
 
@@ -147,7 +150,7 @@ func DefaultClient() string { return hooks.PermitClient.Name }
 
 // LookupClient finds a client by name.
 func LookupClient(name string) (Client, error) {
-	for _, c := range clients() {
+	for _, c := range Clients() {
 		if c.Name() == name {
 			return c, nil
 		}
@@ -158,14 +161,14 @@ func LookupClient(name string) (Client, error) {
 // ClientNames lists the clients, sorted.
 func ClientNames() []string {
 	var out []string
-	for _, c := range clients() {
+	for _, c := range Clients() {
 		out = append(out, c.Name())
 	}
 	return out
 }
 
-// clients are the clients interceptor can run headless and read, by name.
-func clients() []Client {
+// Clients are the clients interceptor can run headless and read, by name.
+func Clients() []Client {
 	var out []Client
 	for _, c := range hooks.ByName() {
 		if c.Headless == nil {
