@@ -59,3 +59,26 @@ func TestHelpFollowsTheClients(t *testing.T) {
 		}
 	}
 }
+
+// install reads its flags and client into the options it runs with,
+// without touching a config: a test's runF sees them.
+func TestInstallOptionsFromFlags(t *testing.T) {
+	dir := t.TempDir()
+	var got *installRun
+	cmd := newInstallCmd(&streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, func(r *installRun) error { got = r; return nil })
+	cmd.SetArgs([]string{hooks.CodexClient.Name, "--server", "wf", "--scope", "project", "--project", dir, "--approve", "--approve-timeout", "2m", "--skip-tool", "a"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	o := got.Opts
+	if o.Client != hooks.CodexClient.Name || o.Server != "wf" || o.Scope != "project" || !o.Approve.On || o.Approve.Timeout.String() != "2m0s" ||
+		strings.Join(o.Hook.SkipTools, ",") != "a" || got.Env.Project != dir {
+		t.Errorf("options %+v, env %+v", o, got.Env)
+	}
+	cmd = newInstallCmd(&streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, func(*installRun) error { t.Error("ran"); return nil })
+	cmd.SetArgs([]string{hooks.CodexClient.Name, "--server", "wf", "--approve-match", "x"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "need --approve") {
+		t.Errorf("--approve-match without --approve: %v", err)
+	}
+}
