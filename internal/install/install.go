@@ -2,7 +2,6 @@ package install
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/rogpeppe/go-internal/diff"
@@ -360,10 +358,10 @@ func collisions(env Env, c *hooks.Client, server string) ([]string, []string) {
 
 // configFile is a config read for editing, locked until unlock.
 type configFile struct {
-	path string      // the real file (a symlinked config is edited where it points)
-	data []byte      // nil when it does not exist
-	mode fs.FileMode // kept on rewrite
-	lock *flock.Flock
+	path    string      // the real file (a symlinked config is edited where it points)
+	data    []byte      // nil when it does not exist
+	mode    fs.FileMode // kept on rewrite
+	release func()      // lets the lock go (nil: not locked)
 }
 
 // LockSuffix names the lock file next to a config (".NAME" + LockSuffix)
@@ -397,11 +395,8 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 		}
 	}
 	if _, err := os.Stat(dir); err == nil && lock {
-		f.lock = flock.New(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), flock.SetPermissions(0o600))
-		ctx, cancel := context.WithTimeout(context.Background(), lockWait)
-		defer cancel()
-		if ok, err := f.lock.TryLockContext(ctx, 20*time.Millisecond); !ok {
-			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds its lock (%s) for over %s: %v", f.path, f.lock.Path(), lockWait, err)
+		if f.release, err = privfs.Lock(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), "install", lockWait); err != nil {
+			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds it: %w", f.path, err)
 		}
 	}
 	data, mode, err := privfs.ReadRegular(f.path, "config", MaxConfig)
@@ -423,8 +418,8 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 }
 
 func (f *configFile) unlock() {
-	if f.lock != nil {
-		f.lock.Unlock()
+	if f.release != nil {
+		f.release()
 	}
 }
 
@@ -497,43 +492,15 @@ func writeNew(path string, data []byte) error {
 	return nil
 }
 
-// writeAtomic replaces path with data through a temp file in the same dir,
-// so a reader (the client starting up) never sees a half-written config.
+// writeAtomic replaces path with data through a temp file in the same
+// dir, synced, so a reader (the client starting up) never sees a
+// half-written config.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".interceptor-tmp-*")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		if !isWindows() {
-			return fail(err)
-		}
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return privfs.WriteFile(path, "config", data, privfs.WriteOptions{Mode: mode, Sync: true, Temp: "." + filepath.Base(path) + ".interceptor-tmp-"})
 }
 
 func readFileIfExists(path string) ([]byte, error) {
