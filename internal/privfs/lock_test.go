@@ -5,8 +5,8 @@ package privfs
 import (
 	"bufio"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -126,4 +126,3 @@ func (r *Replacement) Discard() {
 		r.tmp = ""
 	}
 }
-
