@@ -82,34 +82,8 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 	if s.Arg == "" {
 		s.Arg = s.Name
 	}
-	switch t, err := str(h, at, "type", false); {
-	case err != nil:
+	if err := parseChoices(h, at, &s); err != nil {
 		return s, err
-	case t == "", t == "string":
-	case t == "number":
-		s.Kind = KindNumber
-	default:
-		return s, fmt.Errorf(`%s: type %q: want "string" or "number"`, at, t)
-	}
-	switch l, err := str(h, at, "lifetime", false); {
-	case err != nil:
-		return s, err
-	case l == "", l == "rotates":
-	case l == "stable":
-		s.Lifetime = Stable
-	default:
-		return s, fmt.Errorf(`%s: lifetime %q: want "rotates" or "stable"`, at, l)
-	}
-	switch v, err := str(h, at, "stand_ins", false); {
-	case err != nil:
-		return s, err
-	case v == "", v == "long":
-	case v == "all":
-		s.StandIns = StandInsAll
-	case v == "none":
-		s.StandIns = StandInsNone
-	default:
-		return s, fmt.Errorf(`%s: stand_ins %q: want "long", "all" or "none"`, at, v)
 	}
 	if s.From, err = parseSources(h.Get("from"), at+".from"); err != nil {
 		return s, err
@@ -123,26 +97,8 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 		}
 	}
 	if to := h.Get("to"); to.Exists() {
-		if !to.IsObject() {
-			return s, fmt.Errorf("%s.to: not an object", at)
-		}
-		if err := onlyKeys(to, at+".to", "tools", "match"); err != nil {
+		if err := parseTo(to, at+".to", &s); err != nil {
 			return s, err
-		}
-		if s.To, err = strs(to, at+".to", "tools"); err != nil {
-			return s, err
-		}
-		match, err := str(to, at+".to", "match", false)
-		if err != nil {
-			return s, err
-		}
-		if match != "" {
-			if s.ToMatch, err = regexp.Compile(`^(?:` + match + `)$`); err != nil {
-				return s, fmt.Errorf("%s.to.match: %v", at, err)
-			}
-		}
-		if !s.Declared() {
-			return s, fmt.Errorf("%s.to names no tools and no match", at)
 		}
 	}
 	pattern, err := str(h, at, "pattern", false)
@@ -164,6 +120,68 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// parseChoices reads a handle's type, lifetime and stand_ins, each one
+// of a few words.
+func parseChoices(h gjson.Result, at string, s *Spec) error {
+	switch t, err := str(h, at, "type", false); {
+	case err != nil:
+		return err
+	case t == "", t == "string":
+	case t == "number":
+		s.Kind = KindNumber
+	default:
+		return fmt.Errorf(`%s: type %q: want "string" or "number"`, at, t)
+	}
+	switch l, err := str(h, at, "lifetime", false); {
+	case err != nil:
+		return err
+	case l == "", l == "rotates":
+	case l == "stable":
+		s.Lifetime = Stable
+	default:
+		return fmt.Errorf(`%s: lifetime %q: want "rotates" or "stable"`, at, l)
+	}
+	switch v, err := str(h, at, "stand_ins", false); {
+	case err != nil:
+		return err
+	case v == "", v == "long":
+	case v == "all":
+		s.StandIns = StandInsAll
+	case v == "none":
+		s.StandIns = StandInsNone
+	default:
+		return fmt.Errorf(`%s: stand_ins %q: want "long", "all" or "none"`, at, v)
+	}
+	return nil
+}
+
+// parseTo reads a handle's to (at), the tools it goes into.
+func parseTo(to gjson.Result, at string, s *Spec) error {
+	var err error
+	if !to.IsObject() {
+		return fmt.Errorf("%s: not an object", at)
+	}
+	if err := onlyKeys(to, at, "tools", "match"); err != nil {
+		return err
+	}
+	if s.To, err = strs(to, at, "tools"); err != nil {
+		return err
+	}
+	match, err := str(to, at, "match", false)
+	if err != nil {
+		return err
+	}
+	if match != "" {
+		if s.ToMatch, err = regexp.Compile(`^(?:` + match + `)$`); err != nil {
+			return fmt.Errorf("%s.match: %v", at, err)
+		}
+	}
+	if !s.Declared() {
+		return fmt.Errorf("%s names no tools and no match", at)
+	}
+	return nil
 }
 
 func parseSources(v gjson.Result, at string) ([]Source, error) {
