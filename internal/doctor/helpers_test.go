@@ -61,19 +61,3 @@ func findingsOf(rep Report, client string) []Finding {
 
 // mustWrite and mustRead set up and read files, failing the test.
 var mustWrite, mustRead = testfiles.Write, testfiles.Read
-
-// withVar is env with the variable name set to value, as a client's
-// environment would set it (e.g. CODEX_HOME).
-func withVar(env install.Env, name, value string) install.Env {
-	getenv := env.Getenv
-	env.Getenv = func(k string) string {
-		if k == name {
-			return value
-		}
-		if getenv != nil {
-			return getenv(k)
-		}
-		return ""
-	}
-	return env
-}

@@ -19,7 +19,7 @@ import (
 func TestCollidingServersRefused(t *testing.T) {
 	env := testEnv(t)
 	codexHome := filepath.Join(env.Home, "codex")
-	env = withVar(env, "CODEX_HOME", codexHome)
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
 	codexConfig := filepath.Join(codexHome, "config.toml")
@@ -83,7 +83,7 @@ func TestCollidingServersRefused(t *testing.T) {
 func TestDoctorFailsMatcherThatNeverMatches(t *testing.T) {
 	env := testEnv(t)
 	codexHome := filepath.Join(env.Home, "codex")
-	env = withVar(env, "CODEX_HOME", codexHome)
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
 	hook := func(sub string) string {

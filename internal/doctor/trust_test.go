@@ -14,7 +14,7 @@ import (
 func TestDoctorCodexTrust(t *testing.T) {
 	env := testEnv(t)
 	codexHome := filepath.Join(env.Home, "codex-home")
-	env = withVar(env, "CODEX_HOME", codexHome)
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	o := opts("codex", install.User)
 	o.Bin = filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, o.Bin, "#!/bin/sh\n", 0o755)

@@ -48,15 +48,7 @@ const ClaudeStreamJSON Output = "claude-code stream-json"
 // at create), the next ones with --resume of it; its permission prompts go
 // to the chat's own MCP server.
 func claudeChatArgv(c ChatArgs) []string {
-	argv := []string{"claude", "-p", "--output-format", "stream-json", "--verbose"}
-	if c.Resume {
-		argv = append(argv, "--resume", c.Session)
-	} else {
-		argv = append(argv, "--session-id", c.Session)
-	}
-	if c.Model != "" {
-		argv = append(argv, "--model", c.Model)
-	}
+	argv := sessionFlags([]string{"claude", "-p", "--output-format", "stream-json", "--verbose"}, c)
 	argv = append(argv, "--mcp-config", c.MCPConfig, "--permission-prompt-tool", c.PermitTool)
 	if len(c.Allowed) > 0 {
 		argv = append(append(argv, "--allowedTools"), c.Allowed...)

@@ -144,6 +144,21 @@ type ChatArgs struct {
 	Allowed               []string
 }
 
+// sessionFlags appends the flags Claude Code and Gemini CLI share: a
+// session chosen at create (--session-id) on the first chat, --resume of
+// it on the next ones, and --model.
+func sessionFlags(argv []string, c ChatArgs) []string {
+	if c.Resume {
+		argv = append(argv, "--resume", c.Session)
+	} else {
+		argv = append(argv, "--session-id", c.Session)
+	}
+	if c.Model != "" {
+		argv = append(argv, "--model", c.Model)
+	}
+	return argv
+}
+
 // Output names a format of the JSON lines a client prints headless.
 type Output string
 

@@ -39,16 +39,7 @@ const GeminiStreamJSON Output = "gemini stream-json"
 // chosen at create), the next ones with --resume of it; --skip-trust
 // because the parent chose the working dir.
 func geminiChatArgv(c ChatArgs) []string {
-	argv := []string{"gemini", "--prompt=" + c.Prompt, "--output-format", "stream-json", "--skip-trust"}
-	if c.Resume {
-		argv = append(argv, "--resume", c.Session)
-	} else {
-		argv = append(argv, "--session-id", c.Session)
-	}
-	if c.Model != "" {
-		argv = append(argv, "--model", c.Model)
-	}
-	return argv
+	return sessionFlags([]string{"gemini", "--prompt=" + c.Prompt, "--output-format", "stream-json", "--skip-trust"}, c)
 }
 
 // Gemini speaks Gemini CLI's hooks (observed with 0.61.0).

@@ -452,7 +452,7 @@ func trustStates(t *testing.T, env Env, client string, scope Scope) map[string]s
 func TestTrust(t *testing.T) {
 	env := testEnv(t)
 	codexHome := filepath.Join(env.Home, "codex-home")
-	env = withVar(env, "CODEX_HOME", codexHome)
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
 	o := opts("codex", User)
@@ -544,20 +544,4 @@ var mustWrite, mustRead = testfiles.Write, testfiles.Read
 func mustReadRecipe(t *testing.T) string {
 	t.Helper()
 	return mustRead(t, filepath.Join("..", "..", "recipes", "opencode", "interceptor.ts"))
-}
-
-// withVar is env with the variable name set to value, as a client's
-// environment would set it (e.g. CODEX_HOME).
-func withVar(env Env, name, value string) Env {
-	getenv := env.Getenv
-	env.Getenv = func(k string) string {
-		if k == name {
-			return value
-		}
-		if getenv != nil {
-			return getenv(k)
-		}
-		return ""
-	}
-	return env
 }

@@ -12,7 +12,7 @@ import (
 func TestConfiguredServers(t *testing.T) {
 	env := testEnv(t)
 	codexHome := filepath.Join(env.Home, "codex")
-	env = withVar(env, "CODEX_HOME", codexHome)
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	write := func(path, data string) { t.Helper(); mustWrite(t, path, data, 0o644) }
 	write(filepath.Join(env.Home, ".claude.json"), `{"mcpServers":{"u1":{}},"projects":{"`+env.Project+`":{"mcpServers":{"p1":{}}},"/elsewhere":{"mcpServers":{"no":{}}}}}`)
 	write(filepath.Join(env.Project, ".mcp.json"), `{"mcpServers":{"m1":{"command":"x"}}}`)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -125,36 +127,38 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 // parseChoices reads a handle's type, lifetime and stand_ins, each one
 // of a few words.
 func parseChoices(h gjson.Result, at string, s *Spec) error {
-	switch t, err := str(h, at, "type", false); {
-	case err != nil:
+	kind, err := choice(h, at, "type", "string", "number")
+	if err != nil {
 		return err
-	case t == "", t == "string":
-	case t == "number":
-		s.Kind = KindNumber
-	default:
-		return fmt.Errorf(`%s: type %q: want "string" or "number"`, at, t)
 	}
-	switch l, err := str(h, at, "lifetime", false); {
-	case err != nil:
+	life, err := choice(h, at, "lifetime", "rotates", "stable")
+	if err != nil {
 		return err
-	case l == "", l == "rotates":
-	case l == "stable":
-		s.Lifetime = Stable
-	default:
-		return fmt.Errorf(`%s: lifetime %q: want "rotates" or "stable"`, at, l)
 	}
-	switch v, err := str(h, at, "stand_ins", false); {
-	case err != nil:
+	standIns, err := choice(h, at, "stand_ins", "long", "all", "none")
+	if err != nil {
 		return err
-	case v == "", v == "long":
-	case v == "all":
-		s.StandIns = StandInsAll
-	case v == "none":
-		s.StandIns = StandInsNone
-	default:
-		return fmt.Errorf(`%s: stand_ins %q: want "long", "all" or "none"`, at, v)
 	}
+	s.Kind, s.Lifetime, s.StandIns = [...]Kind{KindString, KindNumber}[kind], [...]Lifetime{Rotates, Stable}[life],
+		[...]StandIns{StandInsLong, StandInsAll, StandInsNone}[standIns]
 	return nil
+}
+
+// choice reads key, one of words (absent or "": the first); it returns
+// the index of the word given.
+func choice(h gjson.Result, at, key string, words ...string) (int, error) {
+	v, err := str(h, at, key, false)
+	if err != nil || v == "" {
+		return 0, err
+	}
+	if i := slices.Index(words, v); i >= 0 {
+		return i, nil
+	}
+	want := make([]string, len(words))
+	for i, w := range words {
+		want[i] = strconv.Quote(w)
+	}
+	return 0, fmt.Errorf(`%s: %s %q: want %s or %s`, at, key, v, strings.Join(want[:len(want)-1], ", "), want[len(want)-1])
 }
 
 // parseTo reads a handle's to (at), the tools it goes into.
