@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
 // TestCommandLines pins each client's command line for a first chat and a
@@ -68,5 +70,29 @@ func TestCommandLines(t *testing.T) {
 		if got := cmd.Files["mcp.json"]; got != c.mcp || len(cmd.Files) > 1 {
 			t.Errorf("%s files %q, want mcp.json %s", c.client, cmd.Files, c.mcp)
 		}
+	}
+}
+
+// TestClientsFromTheDescriptions: children runs exactly the clients whose
+// description says how to run them headless in an output format it reads,
+// and a client added there with such a format is runnable with no change
+// here.
+func TestClientsFromTheDescriptions(t *testing.T) {
+	if got := strings.Join(ClientNames(), ","); got != "claude-code,codex,gemini,opencode" {
+		t.Errorf("clients %s", got)
+	}
+	tenth := hooks.GeminiClient
+	tenth.Name = "tenth"
+	unread := hooks.GeminiClient
+	unread.Name, unread.Headless = "unread", &hooks.Headless{Argv: hooks.GeminiClient.Headless.Argv, Output: "no reader"}
+	saved := hooks.Clients
+	hooks.Clients = append(append([]*hooks.Client{}, saved...), &tenth, &unread)
+	t.Cleanup(func() { hooks.Clients = saved })
+	c, err := LookupClient("tenth")
+	if err != nil || c.NewNormalizer() == nil || !c.Traits().HookApprovals {
+		t.Errorf("tenth: %v, %v", c, err)
+	}
+	if _, err := LookupClient("unread"); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, opencode, tenth") {
+		t.Errorf("a client whose output nothing reads: %v", err)
 	}
 }
