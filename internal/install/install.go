@@ -122,9 +122,9 @@ func lookup(name string) (client, *hooks.Client, error) {
 	}
 	switch c.Layout {
 	case hooks.Plugin:
-		return opencode{c}, c, nil
+		return shim{c}, c, nil
 	case hooks.Scripts:
-		return cline{c, c.PreTool}, c, nil
+		return scripts{c, c.PreTool}, c, nil
 	}
 	return hookFile{c}, c, nil
 }

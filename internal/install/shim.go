@@ -11,13 +11,13 @@ import (
 	"github.com/interceptor-dev/interceptor/recipes"
 )
 
-// opencode writes OpenCode's plugin shim (recipes/opencode/interceptor.ts)
+// shim writes the plugin shim (hooks.Plugin: recipes/opencode/interceptor.ts)
 // into the plugin dir, with only its constant lines filled in: BIN, ARGS
 // (the --server names and hook options), CAPTURE_ARGS (--redact),
 // APPROVE_ARGS (--approve) and DELIVER_ARGS (--deliver: the human tools
 // servers). One shim serves every server installed into the same dir. Kilo
 // gets the same shim, its comments naming Kilo's files (otherShim).
-type opencode struct{ c *hooks.Client }
+type shim struct{ c *hooks.Client }
 
 const (
 	// shimHeader starts every shim install writes: "OpenCode." or Kilo's.
@@ -29,7 +29,7 @@ const (
 	shimDeliverArgs = "const DELIVER_ARGS: string[] ="
 )
 
-func (o opencode) path(env Env, scope Scope) string { return env.configPath(o.c, scope) }
+func (o shim) path(env Env, scope Scope) string { return env.configPath(o.c, scope) }
 
 // shimConfig is what the constant lines hold.
 type shimConfig struct {
@@ -189,7 +189,7 @@ func readShim(doc string) (c shimConfig, ok bool) {
 	return c, true
 }
 
-func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	if o.Deliver {
 		return oc.mergeDeliver(path, doc, o)
 	}
@@ -266,7 +266,7 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 // mergeDeliver adds a human tools server to the shim's DELIVER_ARGS (install
 // --deliver): the shim then runs deliver when a user message starts a turn
 // and after that server's tools. The token servers' lines stay as they are.
-func (oc opencode) mergeDeliver(path string, doc []byte, o Options) ([]byte, []string, error) {
+func (oc shim) mergeDeliver(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
 	c := shimConfig{args: []string{}, captureArgs: []string{}, approveArgs: []string{}}
 	if doc != nil {
@@ -310,7 +310,7 @@ func splitNotServers(args []string) (rest, not []string) {
 	return rest, not
 }
 
-func (oc opencode) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+func (oc shim) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
 	old, ok := readShim(string(doc))
 	if !ok {
 		return nil, fmt.Errorf("%s is not the interceptor shim; leaving it alone", path)
@@ -356,7 +356,7 @@ func (oc opencode) unmerge(path string, doc []byte, server string, created bool)
 
 // approveMatch is approve's default --match in the shim, which runs
 // approve for every tool: the server's tools, as OpenCode spells them.
-func (oc opencode) approveMatch(server string) string {
+func (oc shim) approveMatch(server string) string {
 	p, _ := oc.c.ToolPrefix(server)
 	return "^" + regexp.QuoteMeta(p)
 }

@@ -10,14 +10,15 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
-// cline writes Cline CLI's hooks (observed with 3.0.65): Cline runs every
-// executable file named after an event in ~/.cline/hooks/ (user) or
-// <project>/.clinerules/hooks/ (project), so install writes two small
-// shell scripts, PreToolUse and PostToolUse, each exec'ing interceptor
+// scripts writes the hooks of a client that runs hook files (hooks.Scripts;
+// Cline CLI, observed with 3.0.65): it runs every executable file named
+// after an event in its hooks dir (Cline: ~/.cline/hooks/, or
+// <project>/.clinerules/hooks/), so install writes two small shell
+// scripts, PreToolUse and PostToolUse, each exec'ing interceptor
 // (inject, capture). One script serves every server installed into the
 // same dir (--server per server). A file of that name that install did not
 // write is the user's own hook: it is never overwritten.
-type cline struct {
+type scripts struct {
 	c     *hooks.Client
 	event string // the file's name: c.PreTool or c.PostTool
 }
@@ -28,18 +29,18 @@ func scriptHeader(c *hooks.Client) string {
 	return "#!/bin/sh\n# interceptor hook for " + c.Display + ", written by `interceptor install " + c.Name + "`"
 }
 
-func (s cline) path(env Env, scope Scope) string {
+func (s scripts) path(env Env, scope Scope) string {
 	return filepath.Join(filepath.Dir(env.configPath(s.c, scope)), s.event)
 }
 
 // pair is the post-tool script, installed along with the pre-tool one.
-func (s cline) pair() client { return cline{s.c, s.c.PostTool} }
+func (s scripts) pair() client { return scripts{s.c, s.c.PostTool} }
 
 // executable: Cline runs the file itself.
-func (cline) executable() bool { return true }
+func (scripts) executable() bool { return true }
 
 // sub is what the script runs.
-func (s cline) sub() string {
+func (s scripts) sub() string {
 	if s.event == s.c.PostTool {
 		return "capture"
 	}
@@ -83,7 +84,7 @@ func (h HookCommand) options() []string {
 	return out
 }
 
-func (c cline) argv(bin string, servers, opts []string) []string {
+func (c scripts) argv(bin string, servers, opts []string) []string {
 	argv := []string{bin, c.sub(), "--client", c.c.Name}
 	for _, s := range servers {
 		argv = append(argv, "--server", s)
@@ -91,7 +92,7 @@ func (c cline) argv(bin string, servers, opts []string) []string {
 	return append(argv, opts...)
 }
 
-func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+func (c scripts) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
 	var servers, notServers []string
 	given := o.Hook
@@ -126,13 +127,13 @@ func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	if o.Hook.Redact && c.event == c.c.PostTool {
 		notes = append(notes, "--redact left out: "+c.c.Display+" cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
-	for _, other := range otherClineHooks(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
+	for _, other := range otherScripts(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
 		notes = append(notes, AlsoRuns(c.c, other, c.event))
 	}
 	return renderScript(c.c, c.event, c.argv(o.Bin, servers, given.args())), notes, nil
 }
 
-func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+func (c scripts) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
 	old, ok := ReadScript(c.c, string(doc))
 	if !ok {
 		return nil, fmt.Errorf("%s is not a hook interceptor wrote; leaving it alone", path)
@@ -147,10 +148,10 @@ func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]
 	return renderScript(c.c, c.event, c.argv(old.Bin, rest, old.options())), nil
 }
 
-// otherClineHooks are the files in dirs, but for the paths in skip (the
+// otherScripts are the files in dirs, but for the paths in skip (the
 // scripts install writes), that Cline runs on event too: named after it in
 // any case, with or without a script extension (hooks.Client.ScriptEvent).
-func otherClineHooks(c *hooks.Client, dirs, skip []string, event string) []string {
+func otherScripts(c *hooks.Client, dirs, skip []string, event string) []string {
 	var out []string
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
