@@ -109,19 +109,10 @@ func (c scripts) merge(path string, doc []byte, o Options) ([]byte, []string, er
 			notes = append(notes, fmt.Sprintf("%s serves %s too; the hook options given now apply to every server it serves", path, strings.Join(servers, ", ")))
 		}
 	}
-	if !slices.Contains(servers, o.Server) {
-		servers = append(servers, o.Server)
-	}
-	// One script serves every server: it refuses the names of every server
-	// that collides with one of them, but not those it serves (a server's
-	// own --not-server would refuse its own tools).
-	for _, n := range o.Hook.NotServers {
-		if !slices.Contains(notServers, n) {
-			notServers = append(notServers, n)
-		}
-	}
-	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
-	if len(given.NotServers) < len(notServers) && c.event == c.c.PreTool {
+	// One script serves every server.
+	servers, notServers, collide := sharedServers(servers, o.Server, notServers, o.Hook.NotServers)
+	given.NotServers = notServers
+	if collide && c.event == c.c.PreTool {
 		notes = append(notes, "the scripts serve servers whose tool names collide under "+c.c.Display+"; a call to one may get the other's token: install them in different scopes")
 	}
 	if o.Hook.Redact && c.event == c.c.PostTool {

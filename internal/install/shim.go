@@ -218,18 +218,10 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 			}
 		}
 	}
-	if !slices.Contains(servers, o.Server) {
-		servers = append(servers, o.Server)
-	}
-	// One ARGS serves every server: it refuses the names of every server
-	// that collides with one of them, but not those it serves.
-	for _, n := range o.Hook.NotServers {
-		if !slices.Contains(notServers, n) {
-			notServers = append(notServers, n)
-		}
-	}
-	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
-	if len(given.NotServers) < len(notServers) {
+	// One ARGS serves every server.
+	servers, notServers, collide := sharedServers(servers, o.Server, notServers, o.Hook.NotServers)
+	given.NotServers = notServers
+	if collide {
 		notes = append(notes, "the shim serves servers whose tool names collide under "+oc.c.Display+"; a call to one may get the other's token: install them in different scopes")
 	}
 	c := shimConfig{bin: o.Bin}
