@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -50,12 +51,13 @@ func newChildrenCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "children",
 		Short: "Child agents run headless for a parent: create, chat, list, show, follow, cancel",
-		Long: `A child is an agent of any client (claude-code, codex, gemini, opencode) that
-interceptor runs headless, one chat at a time, each chat resuming the child's
-own session. A detached runner owns each chat and appends its events to
-<state dir>/children/<id>/chat-<n>/events.jsonl; the child's tool calls that
-need approval wait in the approval queue tagged with the chat. A parent agent
-uses the same through interceptor mcp --role supervisor (docs/children.md).`,
+		Long: `A child is an agent of any client (` + strings.Join(children.ClientNames(), ", ") + `)
+that interceptor runs headless, one chat at a time, each chat resuming the
+child's own session. A detached runner owns each chat and appends its events
+to <state dir>/children/<id>/chat-<n>/events.jsonl; the child's tool calls
+that need approval wait in the approval queue tagged with the chat. A parent
+agent uses the same through interceptor mcp --role supervisor
+(docs/children.md).`,
 	}
 	cmd.AddCommand(newChildrenCreateCmd(io), newChildrenChatCmd(io), newChildrenListCmd(io),
 		newChildrenShowCmd(io), newChildrenFollowCmd(io), newChildrenCancelCmd(io), newChildrenRunnerCmd(io))
@@ -88,13 +90,34 @@ func newChildrenCreateCmd(io *streams) *cobra.Command {
 	fl.StringVar(&c.Client, "client", children.DefaultClient(), "the child's client: "+strings.Join(children.ClientNames(), ", "))
 	fl.StringVar(&c.WorkingDir, "dir", "", "the child's working dir (default: the current dir)")
 	fl.StringVar(&c.Model, "model", "", "the model (default: the client's)")
-	fl.StringVar(&c.MCPConfig, "mcp-config", "", "Claude Code: an MCP config file ({\"mcpServers\":…}) for the child")
-	fl.StringVar(&c.Approve, "approve", "", "Claude Code: only tools matching this regex wait for approval, the others are allowed (hook clients: the installed approve hook's --match decides)")
-	fl.StringVar(&c.HumanTools, "human-tools", "", "Claude Code: a human tools file (docs/human-tools.md) whose tools the child can call; a person answers (interceptor approvals answer)")
-	fl.BoolVar(&approvalsOn, "approvals", true, "codex, gemini, opencode: --approvals=false runs the child without an installed approve hook, its tools UNSUPERVISED")
+	fl.StringVar(&c.MCPConfig, "mcp-config", "", childClients(honours(children.OptMCPConfig))+": an MCP config file ({\"mcpServers\":…}) for the child")
+	fl.StringVar(&c.Approve, "approve", "", childClients(honours(children.OptApprove))+": only tools matching this regex wait for approval, the others are allowed (hook clients: the installed approve hook's --match decides)")
+	fl.StringVar(&c.HumanTools, "human-tools", "", childClients(honours(children.OptHumanTools))+": a human tools file (docs/human-tools.md) whose tools the child can call; a person answers (interceptor approvals answer)")
+	fl.BoolVar(&approvalsOn, "approvals", true, childClients(hookApprovals)+": --approvals=false runs the child without an installed approve hook, its tools UNSUPERVISED")
 	fl.StringArrayVar(&env, "env", nil, "NAME=VALUE added to the child's environment (repeatable)")
 	return cmd
 }
+
+// childClients are the display names of the children's clients whose
+// traits keep holds, "A and B".
+func childClients(keep func(children.Traits) bool) string {
+	var out []string
+	for _, c := range children.Clients() {
+		if keep(c.Traits()) {
+			out = append(out, c.Display())
+		}
+	}
+	return joinAnd(out)
+}
+
+// honours keeps the clients that honour the per-child option opt.
+func honours(opt string) func(children.Traits) bool {
+	return func(t children.Traits) bool { return slices.Contains(t.Options, opt) }
+}
+
+// hookApprovals keeps the clients whose approvals go through an installed
+// approve hook.
+func hookApprovals(t children.Traits) bool { return t.HookApprovals }
 
 func newChildrenChatCmd(io *streams) *cobra.Command {
 	var follow bool
@@ -345,6 +368,6 @@ func newChildrenRunnerCmd(io *streams) *cobra.Command {
 		})
 	cmd.Hidden = true
 	cmd.Flags().StringVar(&chat, "chat", "", "the chat to run")
-	cmd.Flags().DurationVar(&approveTimeout, "approve-timeout", defaultChildApproveTimeout, "how long a child's call waits for a decision (Claude Code's permission prompt)")
+	cmd.Flags().DurationVar(&approveTimeout, "approve-timeout", defaultChildApproveTimeout, "how long a child's call waits for a decision (the permission prompt of "+childClients(func(t children.Traits) bool { return !t.HookApprovals })+")")
 	return cmd
 }

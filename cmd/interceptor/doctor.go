@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/doctor"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/spf13/cobra"
 )
@@ -21,19 +22,19 @@ func newDoctorCmd(io *streams) *cobra.Command {
 	var stateDir stateDirFlag
 	cmd := &cobra.Command{
 		Use:   "doctor [--json] [--project DIR]",
-		Short: "Check the installed hooks, Codex's trust in them, and the state dir",
-		Long: `For every client config it can find (your home's and the project dir's),
+		Short: "Check the installed hooks, " + displays(clientsWhere(func(c *hooks.Client) bool { return c.TrustStep != "" })) + "'s trust in them, and the state dir",
+		Long: wrap(`For every client config it can find (your home's and the project dir's),
 reports whether interceptor's hooks are installed and complete, whether they
 point at an existing binary, whether their matchers can match the server's
 tools as the client names them, whether servers the client names alike are
-refused (--not-server), whether another PreToolUse hook fires on the
-same tools (in Claude Code and Codex, when two hooks rewrite a call the last
-one to finish wins), and whether Codex trusts the hooks (it skips untrusted
+refused (--not-server), whether another pre-tool hook fires on the
+same tools (in ` + displays(clientsWhere(func(c *hooks.Client) bool { return c.RacesInput })) + `, when two hooks rewrite a call the last
+one to finish wins), and whether ` + displays(clientsWhere(func(c *hooks.Client) bool { return c.TrustStep != "" })) + ` trusts the hooks (it skips untrusted
 ones silently). Then checks the state dir (owner, modes, no symlinks) and
 how many sessions hold tokens, and how old they are.
 
 Exits 1 when something is broken (a "fail" line), else 0. --json prints the
-same report as one JSON object.`,
+same report as one JSON object.`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env, err := install.EnvFromOS(project)

@@ -231,15 +231,16 @@ proceeds unchanged.`)
 func newCaptureCmd(io *streams) *cobra.Command {
 	f := &hookFlags{}
 	cmd := hookCmd("capture --server NAME [--redact]", "Post-tool hook: store the token a result of the server's tools carries",
-		`Reads one post-tool hook event on stdin. When the result of a --server tool
+		wrap(`Reads one post-tool hook event on stdin. When the result of a --server tool
 carries a token (in _meta, structuredContent or the text, under --meta-key),
 stores it for the event's session and as the server's current token.
 
 With --redact, prints the client's reply that removes the token from what the
-model reads, where the client allows it (Claude Code, OpenCode, Cursor). Codex
-and Gemini CLI cannot rewrite results: one line on stderr says so.
+model reads, where the client allows it (`+displays(clientsWhere(rewritesResult))+`). `+
+			displays(clientsWhere(func(c *hooks.Client) bool { return !c.RewritesResult }))+` cannot
+rewrite results: one line on stderr says so.
 
-Always exits 0: on a problem it prints one line on stderr.`)
+Always exits 0: on a problem it prints one line on stderr.`))
 	f.register(cmd, true)
 	cmd.Flags().BoolVar(&f.opts.Redact, "redact", false, "remove the token from the result the model reads, where the client allows")
 	cmd.RunE = hookRunE(io, f, true, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
@@ -251,9 +252,9 @@ Always exits 0: on a problem it prints one line on stderr.`)
 func newClearCmd(io *streams) *cobra.Command {
 	f := &hookFlags{}
 	cmd := hookCmd("clear [--server NAME]", "Session-end hook: forget the token of the event's session",
-		`Reads one hook event on stdin (e.g. Claude Code's SessionEnd) and forgets the
+		wrap(`Reads one hook event on stdin (the session-end event install wires it to: `+byValue(clientsWhere(all), func(c *hooks.Client) string { return c.SessionEnd })+`) and forgets the
 tokens held for its session: for the --server(s) given, else for every server.
-A server's current token goes too when that session wrote it.`)
+A server's current token goes too when that session wrote it.`))
 	f.register(cmd, false)
 	cmd.RunE = hookRunE(io, f, false, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
 		return lifecycle.Clear(ev, st, f.opts.Servers)

@@ -27,17 +27,9 @@ type installFlags struct {
 	trust   bool
 }
 
-// redactClients names the clients whose post-tool hook can rewrite what
-// the model reads of a result (hooks.Client.RewritesResult).
-func redactClients() string {
-	var names []string
-	for _, c := range hooks.Clients {
-		if c.RewritesResult {
-			names = append(names, c.Display)
-		}
-	}
-	return strings.Join(names, ", ")
-}
+// rewritesResult keeps the clients whose post-tool hook can rewrite what
+// the model reads of a result, so capture --redact works.
+func rewritesResult(c *hooks.Client) bool { return c.RewritesResult }
 
 func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl := cmd.Flags()
@@ -49,7 +41,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 		return
 	}
 	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run (default: this binary's absolute path)")
-	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact ("+redactClients()+"; the others cannot rewrite what the model reads)")
+	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact ("+displays(clientsWhere(rewritesResult))+"; the others cannot rewrite what the model reads)")
 	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks (alone, it names --meta-key too)")
 	fl.StringVar(&f.hook.MetaKey, "meta-key", "", "pass --meta-key to the hooks")
 	fl.IntVar(&f.hook.MinLen, "min-token-length", 0, "pass --min-token-length to the hooks")
@@ -64,8 +56,8 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
 	fl.DurationVar(&f.approve.Timeout, "approve-timeout", 0, "with --approve: approve's --timeout (default 5m); the client's hook timeout is set 30s longer")
 	fl.StringVar(&f.approve.Match, "approve-match", "", "with --approve: approve's --match REGEX on the client's tool names (default: the server's tools)")
-	fl.BoolVar(&f.approve.Shell, "approve-shell", false, "with --approve: gate the client's shell tool too (Bash, run_shell_command, bash), so a child's own `interceptor approvals allow` waits for the supervisor")
-	fl.BoolVar(&f.trust, "trust", false, "codex: record the hooks as trusted in $CODEX_HOME/config.toml, as reviewing them with /hooks would (for headless codex and the Codex SDK)")
+	fl.BoolVar(&f.approve.Shell, "approve-shell", false, "with --approve: gate the client's shell tool too ("+shellTools()+"), so a child's own `interceptor approvals allow` waits for the supervisor")
+	fl.BoolVar(&f.trust, "trust", false, trustUsage())
 }
 
 // noEnv replaces the root's INTERCEPTOR_<FLAG> handling for install and
@@ -160,138 +152,45 @@ func clientArg(cmd *cobra.Command, args []string) error {
 	return fmt.Errorf("unknown client %q: use one of %s", args[0], strings.Join(install.Clients(), ", "))
 }
 
-func newInstallCmd(io *streams) *cobra.Command {
-	f := &installFlags{}
-	cmd := &cobra.Command{
-		Use:   "install CLIENT --server NAME [--scope user|project] [--dry-run] [hook options]",
-		Short: "Wire the hooks into a client's config (claude-code, codex, gemini, opencode, cursor, copilot, cline, droid, kilo)",
-		Long: `Merges interceptor's hooks for one token server into the client's own config:
+// installRun is one install or uninstall: the options its flags and its
+// client argument make, and the environment they resolve against.
+type installRun struct {
+	IO   *streams
+	Opts install.Options
+	Env  install.Env
+}
 
-  claude-code  ~/.claude/settings.json, <project>/.claude/settings.json
-               (PreToolUse inject, PostToolUse capture, SessionEnd clear)
-  codex        $CODEX_HOME/hooks.json (~/.codex), <project>/.codex/hooks.json
-  gemini       ~/.gemini/settings.json, <project>/.gemini/settings.json
-  cursor       ~/.cursor/hooks.json, <project>/.cursor/hooks.json
-  opencode     the plugin shim interceptor.ts in ~/.config/opencode/plugin/
-               or <project>/.opencode/plugin/
-  copilot      ~/.copilot/hooks/interceptor.json,
-               <project>/.github/hooks/interceptor.json
-  cline        the executables PreToolUse and PostToolUse in ~/.cline/hooks/
-               or <project>/.clinerules/hooks/ (a hook file of your own there
-               is never overwritten)
-  droid        ~/.factory/settings.json, <project>/.factory/settings.json
-  kilo         the OpenCode plugin shim in ~/.config/kilo/plugin/ or
-               <project>/.kilo/plugin/
-
-The edit is surgical: everything else in the file keeps its bytes, running
-install again changes nothing, and uninstall takes out exactly what install
-added. Before the first change to an existing file, a copy is kept as
-FILE.interceptor-backup. Comments stay where the client reads them (Gemini
-CLI's settings.json); a file with comments or trailing commas that the
-client itself would not read (Claude Code, Codex, Cursor) is refused, never
-rewritten. Installs running at once on one file take turns (a lock file
-.FILE.interceptor-lock beside it), so every server's hooks stay. A config
-that is a symlink is edited where it points; one pointing nowhere is
-refused.
-
-The hooks call this binary by its absolute path (or --bin), so a client
-started from a GUI with a thin PATH finds it. Each hook fires only for the
-server's tools, spelled as the client names them (Codex: workflow-server's
-tools are mcp__workflow_server__*). Where the client's tool names cannot
-tell two configured servers apart (Codex: wf and wf__admin), install reads
-the client's MCP server list and the hooks get --not-server for the other.
-The hook options given here (--redact, --arg, --meta-key, --min-token-length,
---token-pattern, --handles, --skip-tool, --start-tool, --keep-if,
---sessionless, --state-dir) go into the commands; doctor shows them.
-install reads no INTERCEPTOR_* variables: the hooks get only what is on
-this command line.
-
---approve adds a pre-tool 'interceptor approve' hook in front of inject
-(docs/approvals.md): each call to the server's tools waits until a
-supervisor allows or denies it. --approve-timeout is how long it waits
-(approve's --timeout, default 5m); the client's own hook timeout is set to
-that plus 30 s (seconds for Claude Code, Codex and Cursor, milliseconds for
-Gemini CLI), since a client that kills the hook runs the tool unapproved.
---approve-match REGEX limits it to the tool names matching (default: the
-server's tools; for Cursor, every MCP tool, as Cursor's tool names need not
-name the server; for OpenCode it fills the shim's APPROVE_ARGS). Installing
-again without --approve leaves an approve hook in place; uninstall removes
-it with the others.
-
---approve-shell gates the client's shell tool as well (Claude Code and
-Codex Bash, Gemini CLI run_shell_command, OpenCode and Kilo bash): a child
-agent running as you can otherwise run 'interceptor approvals allow' from
-its shell and decide its own requests. It writes one more approve hook,
-whose matcher is the shell tool (the shim: its APPROVE_ARGS --match takes
-the shell in), shared by every server of the file and removed with the last
-approve hook install wrote. Cursor runs shell commands through its own
-beforeShellExecution hook, which approve does not answer: it cannot be
-gated. Gating the shell is a speed bump, not a wall (docs/approvals.md).
-
-Codex runs new or changed hooks only after you trust them (/hooks in
-codex); run 'interceptor doctor' to check. --trust records that trust
-itself, in $CODEX_HOME/config.toml ([hooks.state], the hash of each hook
-install wrote for the server, exactly as /hooks would): you vouch for those
-commands without codex asking you. It is what headless codex exec and the
-Codex SDK need, which cannot ask. Any later change to one of these hooks
-(by you, another tool, or a reinstall with other options and no --trust)
-makes Codex skip it again until it is trusted anew; other hooks in
-hooks.json are not trusted by it, and a project's .codex/ still loads only
-in a project Codex trusts.`,
-		Example: `  interceptor install claude-code --server wf --redact
-  interceptor install codex --server wf --scope project --dry-run
-  interceptor install claude-code --server wf --approve --approve-timeout 10m
-  interceptor install codex --server wf --approve --approve-shell
-  interceptor install opencode --server wf --redact --skip-tool start_session --skip-tool resume`,
-		Args:              clientArg,
-		ValidArgs:         install.Clients(),
-		PersistentPreRunE: noEnv,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o, env, err := f.options(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			if o.Bin == "" {
-				bin, warning, err := install.DefaultBin()
-				if err != nil {
-					return err
-				}
-				o.Bin = bin
-				if warning != "" {
-					fmt.Fprintf(io.Err, "interceptor: warning: %s\n", warning)
-				}
-			} else if o.Bin, err = filepath.Abs(o.Bin); err != nil {
-				return err
-			}
-			if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
-				fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); the hooks will fail until it does\n", o.Bin)
-			}
-			if o.Hook.StateDir == "" && os.Getenv("INTERCEPTOR_STATE_DIR") != "" {
-				fmt.Fprintf(io.Err, "interceptor: note: INTERCEPTOR_STATE_DIR is set here, but the hooks see it only if the client inherits it; pass --state-dir to write it into them\n")
-			}
-			res, err := install.Install(env, o)
-			if err != nil {
-				return err
-			}
-			report(io, res, o, "install")
-			return nil
-		},
-	}
-	f.register(cmd, true)
+// newInstallCmd is install, which runF runs (runInstall; a test's own to
+// see the options without touching a config).
+func newInstallCmd(io *streams, runF func(*installRun) error) *cobra.Command {
+	cmd := newInstallCmdOf(io, runF, true)
+	cmd.Use = "install CLIENT --server NAME [--scope user|project] [--dry-run] [hook options]"
+	cmd.Short = "Wire the hooks into a client's config (" + clientNames(clientsWhere(all), ", ") + ")"
+	cmd.Long = installLong()
+	cmd.Example = installExample()
 	return cmd
 }
 
-func newUninstallCmd(io *streams) *cobra.Command {
-	f := &installFlags{}
-	cmd := &cobra.Command{
-		Use:   "uninstall CLIENT --server NAME [--scope user|project] [--dry-run]",
-		Short: "Take the server's hooks out of a client's config",
-		Long: `Removes the interceptor hooks for one server from the client's config (the
+// newUninstallCmd is uninstall, which runF runs (runUninstall).
+func newUninstallCmd(io *streams, runF func(*installRun) error) *cobra.Command {
+	cmd := newInstallCmdOf(io, runF, false)
+	cmd.Use = "uninstall CLIENT --server NAME [--scope user|project] [--dry-run]"
+	cmd.Short = "Take the server's hooks out of a client's config"
+	cmd.Long = `Removes the interceptor hooks for one server from the client's config (the
 same files as install), and the lists and objects that leaves empty. A
 file install created goes when nothing else is left in it; the backup goes
 once the file is back to it byte for byte. Other hooks and settings are
-left exactly as they are.`,
-		Example:           `  interceptor uninstall claude-code --server wf`,
+left exactly as they are.`
+	cmd.Example = "  interceptor uninstall " + hooks.ClaudeCodeClient.Name + " --server wf"
+	return cmd
+}
+
+// newInstallCmdOf is what install and uninstall share: the client
+// argument, the flags (the hook options with hookOptions) and their
+// reading into an installRun.
+func newInstallCmdOf(io *streams, runF func(*installRun) error, hookOptions bool) *cobra.Command {
+	f := &installFlags{}
+	cmd := &cobra.Command{
 		Args:              clientArg,
 		ValidArgs:         install.Clients(),
 		PersistentPreRunE: noEnv,
@@ -300,16 +199,55 @@ left exactly as they are.`,
 			if err != nil {
 				return err
 			}
-			res, err := install.Uninstall(env, o)
-			if err != nil {
-				return err
-			}
-			report(io, res, o, "uninstall")
-			return nil
+			return runF(&installRun{IO: io, Opts: o, Env: env})
 		},
 	}
-	f.register(cmd, false)
+	f.register(cmd, hookOptions)
 	return cmd
+}
+
+// runInstall installs the hooks, calling this binary unless --bin names
+// another, and reports what it did.
+func runInstall(r *installRun) error {
+	o, io := r.Opts, r.IO
+	if o.Bin == "" {
+		bin, warning, err := install.DefaultBin()
+		if err != nil {
+			return err
+		}
+		o.Bin = bin
+		if warning != "" {
+			fmt.Fprintf(io.Err, "interceptor: warning: %s\n", warning)
+		}
+	} else {
+		bin, err := filepath.Abs(o.Bin)
+		if err != nil {
+			return err
+		}
+		o.Bin = bin
+	}
+	if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
+		fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); the hooks will fail until it does\n", o.Bin)
+	}
+	if o.Hook.StateDir == "" && os.Getenv("INTERCEPTOR_STATE_DIR") != "" {
+		fmt.Fprintf(io.Err, "interceptor: note: INTERCEPTOR_STATE_DIR is set here, but the hooks see it only if the client inherits it; pass --state-dir to write it into them\n")
+	}
+	res, err := install.Install(r.Env, o)
+	if err != nil {
+		return err
+	}
+	report(io, res, o, "install")
+	return nil
+}
+
+// runUninstall takes the server's hooks out and reports what it did.
+func runUninstall(r *installRun) error {
+	res, err := install.Uninstall(r.Env, r.Opts)
+	if err != nil {
+		return err
+	}
+	report(r.IO, res, r.Opts, "uninstall")
+	return nil
 }
 
 // report prints what install or uninstall did: the diff with --dry-run,

@@ -89,23 +89,28 @@ var hookCommands = map[string]func(*streams) *cobra.Command{
 	"deliver": newDeliverCmd,
 }
 
-// newRootCmd builds the command tree; with only naming a hook command, just
-// that command.
-func newRootCmd(io *streams, only string) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "interceptor",
-		Short: "Own the session token of token-authenticated MCP servers, in every client's tool-call path",
-		Long: `interceptor runs as a hook of an AI coding agent (Claude Code, Codex CLI,
-Gemini CLI, OpenCode, Cursor). It captures the session_token each tool result
-of your MCP server carries and injects it into the next call, per client
-session, so the model never types it.
+// rootLong is the root's help (not built for a hook command alone, which
+// shows only its own).
+func rootLong() string {
+	return wrap(`interceptor runs as a hook of an AI coding agent (`+displays(clientsWhere(all))+`). It
+captures the session_token each tool result of your MCP server carries and
+injects it into the next call, per client session, so the model never types
+it.`) + `
 
 These flags also read an environment variable INTERCEPTOR_<FLAG> (e.g.
 INTERCEPTOR_STATE_DIR, INTERCEPTOR_SERVER=a,b), and a flag given wins:
 ` + envFlagList() + `.
 No other flag comes from the environment: a variable naming one of the
 command's other flags (INTERCEPTOR_APPROVE, INTERCEPTOR_MATCH, ...) is
-refused.`,
+refused.`
+}
+
+// newRootCmd builds the command tree; with only naming a hook command, just
+// that command.
+func newRootCmd(io *streams, only string) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "interceptor",
+		Short:         "Own the session token of token-authenticated MCP servers, in every client's tool-call path",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -123,6 +128,7 @@ refused.`,
 		root.AddCommand(newHook(io))
 		return root
 	}
+	root.Long = rootLong()
 	// `interceptor completion bash|zsh|fish|powershell` prints a completion
 	// script (cobra's).
 	root.CompletionOptions.HiddenDefaultCmd = false
@@ -134,8 +140,8 @@ refused.`,
 		newVersionCmd(io),
 		newDemoCmd(io),
 		newProxyCmd(io),
-		newInstallCmd(io),
-		newUninstallCmd(io),
+		newInstallCmd(io, runInstall),
+		newUninstallCmd(io, runUninstall),
 		newDoctorCmd(io),
 		newGCCmd(io),
 		newApproveCmd(io),

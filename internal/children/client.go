@@ -2,27 +2,26 @@ package children
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
-// Client runs one kind of child agent headless and reads its output.
-type Client interface {
-	// Name is the client's name in create's client argument.
-	Name() string
-	// Command is the client's command line for one chat: argv (argv[0] is
-	// the executable, looked up on the child's PATH), extra environment,
-	// files to write into the chat dir first (name -> content), and stdin.
-	Command(r RunSpec) (Command, error)
-	// NewNormalizer reads the client's stdout for one chat.
-	NewNormalizer() Normalizer
-	// Traits say what create and the runner can count on.
-	Traits() Traits
-}
+// Client runs one kind of child agent headless: the client's facts
+// (hooks.Client.Headless: its command line, its output format, its
+// approval route) with the machinery here.
+type Client struct{ c *hooks.Client }
+
+// Name is the client's name in create's client argument.
+func (c Client) Name() string { return c.c.Name }
+
+// Display is the client's name as people call it.
+func (c Client) Display() string { return c.c.Display }
 
 // Traits are what a client offers beyond its command line.
 type Traits struct {
@@ -37,6 +36,20 @@ type Traits struct {
 	// OptMCPConfig and OptHumanTools; create refuses the others rather
 	// than store what the client would ignore.
 	Options []string
+}
+
+// Traits: a client whose permission prompts go to the chat's own MCP
+// server (permitroute.go) honours every option, which that route carries:
+// approve is its --match, mcp_config joins the route's MCP config, and the
+// same server serves the human tools. A hook client honours none: its
+// installed hooks and its own config decide.
+func (c Client) Traits() Traits {
+	h := c.c.Headless
+	t := Traits{ChoosesSession: h.ChoosesSession, HookApprovals: !h.PermitTool}
+	if h.PermitTool {
+		t.Options = []string{OptApprove, OptMCPConfig, OptHumanTools}
+	}
+	return t
 }
 
 // The per-child options a client may honour (create's argument names).
@@ -69,6 +82,28 @@ type RunSpec struct {
 // Resume reports whether the chat continues the child's session.
 func (r RunSpec) Resume() bool { return r.Child.Session != "" && r.Child.Chats > 1 }
 
+// Command is the client's command line for one chat: argv (argv[0] is
+// the executable, looked up on the child's PATH), extra environment, files
+// to write into the chat dir first (name -> content), and stdin.
+func (c Client) Command(r RunSpec) (Command, error) {
+	h := c.c.Headless
+	args := hooks.ChatArgs{Resume: r.Resume(), Session: r.Child.Session, Model: r.Child.Model, Dir: r.Child.WorkingDir, Prompt: r.Prompt}
+	cmd := Command{Env: withEnv(r.Child)}
+	if h.PermitTool {
+		route, err := permitRoute(c.c, r)
+		if err != nil {
+			return Command{}, err
+		}
+		args.MCPConfig, args.PermitTool, args.Allowed = filepath.Join(r.ChatDir, route.file), route.tool, route.allowed
+		cmd.Files = map[string]string{route.file: route.config}
+	}
+	if h.PromptOnStdin {
+		cmd.Stdin = r.Prompt
+	}
+	cmd.Argv = h.Argv(args)
+	return cmd, nil
+}
+
 // Normalizer turns a client's output lines into normalized events: JSON
 // objects whose type is start, content, tool_use, tool_result or complete,
 // each keeping the client's line under "raw".
@@ -78,30 +113,71 @@ type Normalizer interface {
 	Session() string
 }
 
-var clients = map[string]Client{}
+// readers are the Normalizers of the clients' output formats, one file
+// each (claude.go, codex.go, gemini.go, opencode.go).
+var readers = []reader{
+	{hooks.ClaudeStreamJSON, func() Normalizer { return &claudeNorm{} }},
+	{hooks.CodexJSONL, func() Normalizer { return &codexNorm{} }},
+	{hooks.GeminiStreamJSON, func() Normalizer { return &geminiNorm{} }},
+	{hooks.OpenCodeJSON, func() Normalizer { return &opencodeNorm{} }},
+}
 
-func register(c Client) { clients[c.Name()] = c }
+type reader struct {
+	format hooks.Output
+	new    func() Normalizer
+}
 
-// DefaultClient is the client of a child created without one: Claude Code,
-// as in the reference design, whose approval route (--permission-prompt-tool)
-// needs no hook installed beforehand.
-func DefaultClient() string { return claudeCode{}.Name() }
+// readerOf is the reader of format; ok is false when there is none.
+func readerOf(format hooks.Output) (r reader, ok bool) {
+	for _, r := range readers {
+		if r.format == format {
+			return r, true
+		}
+	}
+	return reader{}, false
+}
+
+// NewNormalizer reads the client's stdout for one chat.
+func (c Client) NewNormalizer() Normalizer {
+	r, _ := readerOf(c.c.Headless.Output) // Clients lists only clients with one
+	return r.new()
+}
+
+// DefaultClient is the client of a child created without one: the one
+// whose approval route, its permission-prompt tool, needs no hook
+// installed beforehand, as in the reference design.
+func DefaultClient() string { return hooks.PermitClient.Name }
 
 // LookupClient finds a client by name.
 func LookupClient(name string) (Client, error) {
-	if c, ok := clients[name]; ok {
-		return c, nil
+	for _, c := range Clients() {
+		if c.Name() == name {
+			return c, nil
+		}
 	}
-	return nil, fmt.Errorf("client %q: want one of %s", name, strings.Join(ClientNames(), ", "))
+	return Client{}, fmt.Errorf("client %q: want one of %s", name, strings.Join(ClientNames(), ", "))
 }
 
 // ClientNames lists the clients, sorted.
 func ClientNames() []string {
 	var out []string
-	for n := range clients {
-		out = append(out, n)
+	for _, c := range Clients() {
+		out = append(out, c.Name())
 	}
-	sort.Strings(out)
+	return out
+}
+
+// Clients are the clients interceptor can run headless and read, by name.
+func Clients() []Client {
+	var out []Client
+	for _, c := range hooks.ByName() {
+		if c.Headless == nil {
+			continue
+		}
+		if _, ok := readerOf(c.Headless.Output); ok {
+			out = append(out, Client{c})
+		}
+	}
 	return out
 }
 

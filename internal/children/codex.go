@@ -5,38 +5,8 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// codex runs `codex exec --json`, the next chats `codex exec resume --json
-// <thread id>`. Its approvals go through the approve hook installed in the
-// user's Codex hooks (interceptor install codex --approve), which reads the
-// chat id from the environment.
-type codex struct{}
-
-func init() { register(codex{}) }
-
-func (codex) Name() string { return "codex" }
-
-// Traits: the thread id comes from its thread.started event.
-func (codex) Traits() Traits { return Traits{HookApprovals: true} }
-
-func (codex) Command(r RunSpec) (Command, error) {
-	argv := []string{"codex", "exec"}
-	if r.Resume() {
-		argv = append(argv, "resume")
-	}
-	argv = append(argv, "--json", "--skip-git-repo-check")
-	if r.Child.Model != "" {
-		argv = append(argv, "-m", r.Child.Model)
-	}
-	if r.Resume() {
-		argv = append(argv, r.Child.Session, "-")
-	} else {
-		argv = append(argv, "-C", r.Child.WorkingDir, "-")
-	}
-	return Command{Argv: argv, Env: withEnv(r.Child), Stdin: r.Prompt}, nil
-}
-
-func (codex) NewNormalizer() Normalizer { return &codexNorm{} }
-
+// codexNorm reads hooks.CodexJSONL, one chat's output of codex exec
+// --json; the thread id (the session) comes from its thread.started event.
 type codexNorm struct {
 	session, lastText, lastError string
 }

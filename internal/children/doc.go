@@ -1,5 +1,5 @@
-// Package children runs child agents of any client (Claude Code, Codex CLI,
-// Gemini CLI, OpenCode) headless for a parent: a person at the CLI or a
+// Package children runs child agents of the clients that can run headless
+// (hooks.Client.Headless) for a parent: a person at the CLI or a
 // parent agent through `interceptor mcp --role supervisor`.
 //
 // Layout under <state dir>/children/ (dirs 0700, files 0600, never symlinks):
@@ -24,9 +24,11 @@
 //     chat.go a chat and its event log; runner.go starts a chat's runner,
 //     runs the client and cancels it; poll.go waits on a chat's events and
 //     its pending approvals for a parent.
-//   - client.go is what a client must provide (Client: its command line and
-//     a Normalizer of its output into events); claude.go, codex.go,
-//     gemini.go and opencode.go are the four.
+//   - client.go runs a client from its description (hooks.Client.Headless:
+//     its command line, output format and approval route) and picks the
+//     Normalizer of its output; claude.go, codex.go, gemini.go and
+//     opencode.go read the four output formats into events;
+//     permitroute.go wires a chat's permission-prompt MCP server.
 //   - approveroute.go refuses a hook client child whose approve hook is not
 //     installed where its client reads it; humantools.go hands a child's
 //     next chat the answers to its parked human tool calls.

@@ -6,35 +6,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// gemini runs `gemini -p PROMPT --output-format stream-json`, the first chat
-// with --session-id (an id chosen at create), the next ones with --resume
-// of it; --skip-trust because the parent chose the working dir. Its
-// approvals go through the approve hook installed in the user's Gemini
-// settings (interceptor install gemini --approve), which reads the chat id
-// from the environment.
-type gemini struct{}
-
-func init() { register(gemini{}) }
-
-func (gemini) Name() string { return "gemini" }
-
-func (gemini) Traits() Traits { return Traits{ChoosesSession: true, HookApprovals: true} }
-
-func (gemini) Command(r RunSpec) (Command, error) {
-	argv := []string{"gemini", "--prompt=" + r.Prompt, "--output-format", "stream-json", "--skip-trust"}
-	if r.Resume() {
-		argv = append(argv, "--resume", r.Child.Session)
-	} else {
-		argv = append(argv, "--session-id", r.Child.Session)
-	}
-	if r.Child.Model != "" {
-		argv = append(argv, "--model", r.Child.Model)
-	}
-	return Command{Argv: argv, Env: withEnv(r.Child)}, nil
-}
-
-func (gemini) NewNormalizer() Normalizer { return &geminiNorm{} }
-
+// geminiNorm reads hooks.GeminiStreamJSON, one chat's output of gemini
+// --output-format stream-json.
 type geminiNorm struct {
 	session, lastError string
 	text               strings.Builder // the assistant's text of the turn

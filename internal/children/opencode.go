@@ -4,34 +4,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// opencode runs `opencode run --format json PROMPT`, the next chats with
-// --session <id> (the sessionID of its first event). Its approvals go
-// through the approve hook in the interceptor plugin shim (interceptor
-// install opencode --approve), which passes the environment, chat id
-// included, to the hook.
-type opencode struct{}
-
-func init() { register(opencode{}) }
-
-func (opencode) Name() string { return "opencode" }
-
-// Traits: the session id comes from its first event.
-func (opencode) Traits() Traits { return Traits{HookApprovals: true} }
-
-func (opencode) Command(r RunSpec) (Command, error) {
-	argv := []string{"opencode", "run", "--format", "json"}
-	if r.Resume() {
-		argv = append(argv, "--session", r.Child.Session)
-	}
-	if r.Child.Model != "" {
-		argv = append(argv, "--model", r.Child.Model)
-	}
-	argv = append(argv, "--", r.Prompt)
-	return Command{Argv: argv, Env: withEnv(r.Child)}, nil
-}
-
-func (opencode) NewNormalizer() Normalizer { return &opencodeNorm{} }
-
+// opencodeNorm reads hooks.OpenCodeJSON, one chat's output of opencode
+// run --format json; the session id comes from its first event.
 type opencodeNorm struct {
 	session, lastText string
 	started           bool

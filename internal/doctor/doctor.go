@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -73,7 +74,7 @@ func Run(env install.Env, stateDir string, now time.Time) Report {
 	if stateDir != "" {
 		dirs = append(dirs, stateDir)
 	}
-	for _, c := range hooks.Clients {
+	for _, c := range hooks.ByName() {
 		cr := doctorClient(env, c)
 		for _, c := range cr.Configs {
 			for _, h := range c.Hooks {
@@ -118,85 +119,121 @@ func (cr *ClientReport) add(level, format string, args ...any) {
 	cr.Findings = append(cr.Findings, Finding{level, fmt.Sprintf(format, args...)})
 }
 
+// clientCheck is doctor's look at one client: its report, and the hooks
+// found in its configs.
+type clientCheck struct {
+	env  install.Env
+	c    *hooks.Client
+	cr   ClientReport
+	all  []install.Hook // every command hook of the client, for the race check
+	ours []ourHook      // interceptor's
+}
+
+// ourHook is one of interceptor's hooks, found in the config at path, and
+// its line of the report.
+type ourHook struct {
+	found  install.Hook
+	report *HookReport
+	path   string
+	scope  install.Scope
+}
+
 func doctorClient(env install.Env, c *hooks.Client) ClientReport {
-	cr := ClientReport{Client: c.Name, Configs: []ConfigReport{}, Findings: []Finding{}}
-	var all []install.Hook // every command hook of the client, for the race check
-	type mine struct {
-		found  install.Hook
-		report *HookReport
-		path   string
-		scope  install.Scope
-	}
-	var ours []mine
+	d := &clientCheck{env: env, c: c, cr: ClientReport{Client: c.Name, Configs: []ConfigReport{}, Findings: []Finding{}}}
 	if c.Layout == hooks.Scripts {
-		for _, scope := range []install.Scope{install.User, install.Project} {
-			if conf, found := doctorScripts(&cr, env, c, scope); found {
-				cr.Configs = append(cr.Configs, conf)
-			}
-		}
-		if len(cr.Configs) == 0 {
-			cr.add(Info, "no hooks found (%s)", strings.Join(pathsOf(env, c), ", "))
-		} else {
-			doctorOtherScripts(&cr, env, c)
-		}
-		return cr
+		d.scripts()
+		return d.cr
 	}
 	for _, p := range install.HookFiles(env, c) {
-		data, err := install.ReadConfig(p.Path)
-		if err != nil {
-			if !os.IsNotExist(err) {
-				cr.add(Fail, "%v", err)
-			}
-			continue
+		d.config(p)
+	}
+	doctorHumanTimeouts(&d.cr, env, c) // held human tools need no hooks
+	if len(d.cr.Configs) == 0 {
+		d.cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, c), ", "))
+		return d.cr
+	}
+	d.hooks()
+	return d.cr
+}
+
+// scripts checks a client whose hooks are script files (hooks.Scripts).
+func (d *clientCheck) scripts() {
+	for _, scope := range []install.Scope{install.User, install.Project} {
+		if conf, found := doctorScripts(&d.cr, d.env, d.c, scope); found {
+			d.cr.Configs = append(d.cr.Configs, conf)
 		}
-		conf := ConfigReport{Scope: p.Scope, Path: p.Path, Hooks: []HookReport{}}
-		if c.Layout == hooks.Plugin {
-			conf.Hooks = doctorShim(&cr, p.Path, string(data))
-			if shim, ok := install.ReadShim(string(data)); ok && len(shim.ApproveArgs) > 0 {
-				doctorShellGate(&cr, c, approveMatches(shim.ApproveArgs, c.ShellTool))
-			}
-			if shim, ok := install.ReadShim(string(data)); ok {
-				shimCarried(&cr, shim)
-				configured, _ := install.ConfiguredServers(env, c)
-				for _, s := range shim.Servers {
-					// The shim's own servers are not refused by its ARGS.
-					doctorCollisions(&cr, c, s, slices.DeleteFunc(slices.Clone(configured), func(n string) bool {
-						return n != s && slices.Contains(shim.Servers, n)
-					}), append([]string{shim.Bin}, shim.Args...), "the shim "+p.Path)
-				}
-			}
-			cr.Configs = append(cr.Configs, conf)
-			continue
+	}
+	if len(d.cr.Configs) == 0 {
+		d.cr.add(Info, "no hooks found (%s)", strings.Join(pathsOf(d.env, d.c), ", "))
+		return
+	}
+	doctorOtherScripts(&d.cr, d.env, d.c)
+}
+
+// config reads one config file, if it exists, into the report.
+func (d *clientCheck) config(p install.HookFile) {
+	data, err := install.ReadConfig(p.Path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			d.cr.add(Fail, "%v", err)
 		}
-		found, err := install.FindHooks(p.Path, data, c)
-		if err != nil {
-			cr.add(Fail, "%v", err)
-			cr.Configs = append(cr.Configs, conf)
-			continue
-		}
-		all = append(all, found...)
-		for _, f := range found {
-			if f.Command.Sub == "" {
-				continue
-			}
+		return
+	}
+	conf := ConfigReport{Scope: p.Scope, Path: p.Path, Hooks: []HookReport{}}
+	if d.c.Layout == hooks.Plugin {
+		conf.Hooks = d.shim(p.Path, string(data))
+		d.cr.Configs = append(d.cr.Configs, conf)
+		return
+	}
+	found, err := install.FindHooks(p.Path, data, d.c)
+	if err != nil {
+		d.cr.add(Fail, "%v", err)
+		d.cr.Configs = append(d.cr.Configs, conf)
+		return
+	}
+	d.all = append(d.all, found...)
+	for _, f := range found {
+		if f.Command.Sub != "" {
 			conf.Hooks = append(conf.Hooks, commandReport(f.Event, f.Command, f.Raw))
 		}
-		cr.Configs = append(cr.Configs, conf)
-		k := 0
-		for _, f := range found {
-			if f.Command.Sub != "" {
-				ours = append(ours, mine{f, &cr.Configs[len(cr.Configs)-1].Hooks[k], p.Path, p.Scope})
-				k++
-			}
+	}
+	d.cr.Configs = append(d.cr.Configs, conf)
+	k := 0
+	for _, f := range found {
+		if f.Command.Sub != "" {
+			d.ours = append(d.ours, ourHook{f, &conf.Hooks[k], p.Path, p.Scope})
+			k++
 		}
 	}
-	doctorHumanTimeouts(&cr, env, c) // held human tools need no hooks
-	if len(cr.Configs) == 0 {
-		cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, c), ", "))
-		return cr
+}
+
+// shim checks a plugin shim (hooks.Plugin) at path and reports its hooks.
+func (d *clientCheck) shim(path, data string) []HookReport {
+	reports := doctorShim(&d.cr, path, data)
+	shim, ok := install.ReadShim(data)
+	if !ok {
+		return reports
 	}
-	servers := map[string][]mine{}
-	for _, m := range ours {
+	if len(shim.ApproveArgs) > 0 {
+		doctorShellGate(&d.cr, d.c, approveMatches(shim.ApproveArgs, d.c.ShellTool))
+	}
+	shimCarried(&d.cr, shim)
+	configured, _ := install.ConfiguredServers(d.env, d.c)
+	for _, s := range shim.Servers {
+		// The shim's own servers are not refused by its ARGS.
+		doctorCollisions(&d.cr, d.c, s, slices.DeleteFunc(slices.Clone(configured), func(n string) bool {
+			return n != s && slices.Contains(shim.Servers, n)
+		}), append([]string{shim.Bin}, shim.Args...), "the shim "+path)
+	}
+	return reports
+}
+
+// hooks checks interceptor's hooks found in the config files: their
+// binaries, each server's set, and approve's and trust's needs.
+func (d *clientCheck) hooks() {
+	c, cr := d.c, &d.cr
+	servers := map[string][]ourHook{}
+	for _, m := range d.ours {
 		for _, s := range m.found.Command.Servers {
 			servers[s] = append(servers[s], m)
 		}
@@ -208,55 +245,56 @@ func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 			}
 		}
 	}
-	if c.Layout != hooks.Plugin && len(ours) == 0 {
+	if c.Layout != hooks.Plugin && len(d.ours) == 0 {
 		cr.add(Info, "no interceptor hooks in %s", strings.Join(existing(cr.Configs), ", "))
 	}
-	names := make([]string, 0, len(servers))
-	for s := range servers {
-		names = append(names, s)
-	}
-	slices.Sort(names)
-	configured := configuredServers(&cr, env, c)
-	for _, s := range names {
-		for _, m := range servers[s] {
-			doctorMatcher(&cr, c, s, m.found, m.path)
-			doctorCollisions(&cr, c, s, configured, m.found.Command.Argv, m.found.Event+" hook in "+m.path)
-		}
-		doctorServer(&cr, c, s, func() (kinds []string, paths []string) {
-			for _, m := range servers[s] {
-				kinds = append(kinds, m.found.Command.Sub)
-				if !slices.Contains(paths, m.path) {
-					paths = append(paths, m.path)
-				}
-			}
-			return
-		})
-		cmds := map[string][][]string{}
-		for _, m := range servers[s] {
-			cmds[m.found.Command.Sub] = append(cmds[m.found.Command.Sub], m.found.Command.Argv)
-		}
-		doctorCarried(&cr, s, cmds)
-		if c.RacesInput {
-			doctorRace(&cr, c, s, all)
-		}
+	configured := configuredServers(cr, d.env, c)
+	for _, s := range slices.Sorted(maps.Keys(servers)) {
+		d.server(s, servers[s], configured)
 	}
 	approveOn, shellGated := false, false
-	for _, m := range ours {
+	for _, m := range d.ours {
 		if m.found.Command.Sub == "approve" {
-			doctorApproveTimeout(&cr, c, m.found, m.path)
+			doctorApproveTimeout(cr, c, m.found, m.path)
 			approveOn = true
 			shellGated = shellGated || gatesTool(c, m.found, c.ShellTool)
 		}
 	}
 	if approveOn {
-		doctorShellGate(&cr, c, shellGated)
+		doctorShellGate(cr, c, shellGated)
 	}
 	if c.TrustStep != "" {
-		for i := range ours {
-			doctorTrust(&cr, env, c, ours[i].found, ours[i].report, ours[i].path, ours[i].scope)
+		for _, m := range d.ours {
+			doctorTrust(cr, d.env, c, m.found, m.report, m.path, m.scope)
 		}
 	}
-	return cr
+}
+
+// server checks the hooks that serve server: matchers, collisions with
+// the configured servers, the set installed, what they carry, races.
+func (d *clientCheck) server(s string, mine []ourHook, configured []string) {
+	c, cr := d.c, &d.cr
+	for _, m := range mine {
+		doctorMatcher(cr, c, s, m.found, m.path)
+		doctorCollisions(cr, c, s, configured, m.found.Command.Argv, m.found.Event+" hook in "+m.path)
+	}
+	doctorServer(cr, c, s, func() (kinds []string, paths []string) {
+		for _, m := range mine {
+			kinds = append(kinds, m.found.Command.Sub)
+			if !slices.Contains(paths, m.path) {
+				paths = append(paths, m.path)
+			}
+		}
+		return
+	})
+	cmds := map[string][][]string{}
+	for _, m := range mine {
+		cmds[m.found.Command.Sub] = append(cmds[m.found.Command.Sub], m.found.Command.Argv)
+	}
+	doctorCarried(cr, s, cmds)
+	if c.RacesInput {
+		doctorRace(cr, c, s, d.all)
+	}
 }
 
 func pathsOf(env install.Env, c *hooks.Client) []string {

@@ -39,7 +39,7 @@ args = ["--timeout", "99h"]
 	write(filepath.Join(env.Home, ".gemini", "settings.json"), `{"mcpServers": {
   "human": {"command": "/usr/local/bin/interceptor", "args": ["mcp", "--role", "child", "--human-tools", "/t.json", "--timeout", "15m"]},
   "ok": {"command": "/usr/local/bin/interceptor", "args": ["mcp", "--role", "child", "--human-tools", "/t.json"], "timeout": 600000}}}`)
-	env.CodexHome = codexHome
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	rep := Run(env, filepath.Join(env.Home, "state"), time.Now())
 	for _, c := range []struct {
 		client, level, text string

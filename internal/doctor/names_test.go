@@ -18,10 +18,11 @@ import (
 // payload: nothing to refuse.
 func TestCollidingServersRefused(t *testing.T) {
 	env := testEnv(t)
-	env.CodexHome = filepath.Join(env.Home, "codex")
+	codexHome := filepath.Join(env.Home, "codex")
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
-	codexConfig := filepath.Join(env.CodexHome, "config.toml")
+	codexConfig := filepath.Join(codexHome, "config.toml")
 	mustWrite(t, codexConfig, "[mcp_servers.wf]\ncommand = \"x\"\n", 0o600)
 	mustWrite(t, filepath.Join(env.Project, ".mcp.json"), `{"mcpServers":{"wf":{},"wf__admin":{}}}`, 0o644)
 
@@ -81,13 +82,14 @@ func TestCollidingServersRefused(t *testing.T) {
 // sanitizes it never fires; doctor fails it.
 func TestDoctorFailsMatcherThatNeverMatches(t *testing.T) {
 	env := testEnv(t)
-	env.CodexHome = filepath.Join(env.Home, "codex")
+	codexHome := filepath.Join(env.Home, "codex")
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
 	hook := func(sub string) string {
 		return `{"matcher": "^mcp__workflow-server__", "hooks": [{"type": "command", "command": "` + bin + ` ` + sub + ` --client codex --server workflow-server", "timeout": 10}]}`
 	}
-	path := filepath.Join(env.CodexHome, "hooks.json")
+	path := filepath.Join(codexHome, "hooks.json")
 	mustWrite(t, path, `{"hooks": {"PreToolUse": [`+hook("inject")+`], "PostToolUse": [`+hook("capture")+`]}}`, 0o644)
 	rep := Run(env, "", time.Now())
 	if !hasFinding(rep, "codex", Fail, `matcher "^mcp__workflow-server__" never matches server "workflow-server"'s tools, which Codex names mcp__workflow_server__tool`) {

@@ -33,7 +33,7 @@ func doctorScripts(cr *ClientReport, env install.Env, c *hooks.Client, scope ins
 			continue
 		}
 		found = true
-		cmd, ok := install.ReadScript(string(data))
+		cmd, ok := install.ReadScript(c, string(data))
 		if !ok {
 			cr.add(Info, "%s is a hook of your own, not interceptor's", path)
 			continue

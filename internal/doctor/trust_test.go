@@ -13,7 +13,8 @@ import (
 // reads the records themselves).
 func TestDoctorCodexTrust(t *testing.T) {
 	env := testEnv(t)
-	env.CodexHome = filepath.Join(env.Home, "codex-home")
+	codexHome := filepath.Join(env.Home, "codex-home")
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	o := opts("codex", install.User)
 	o.Bin = filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, o.Bin, "#!/bin/sh\n", 0o755)
@@ -26,13 +27,13 @@ func TestDoctorCodexTrust(t *testing.T) {
 		}
 		return rep
 	}
-	want(Fail, "the PreToolUse hook in "+filepath.Join(env.CodexHome, "hooks.json")+" is not trusted yet, so Codex skips it silently: start codex and run /hooks")
+	want(Fail, "the PreToolUse hook in "+filepath.Join(codexHome, "hooks.json")+" is not trusted yet, so Codex skips it silently: start codex and run /hooks")
 	o.Trust = true
 	mustInstall(t, env, o)
 	if rep := want(OK, "PreToolUse hook"); !hasFinding(rep, "codex", OK, "PostToolUse hook in") {
 		t.Fatalf("PostToolUse's trust not seen: %+v", findingsOf(rep, "codex"))
 	}
-	config := filepath.Join(env.CodexHome, "config.toml")
+	config := filepath.Join(codexHome, "config.toml")
 	trusted := mustRead(t, config)
 	mustWrite(t, config, strings.ReplaceAll(trusted, "trusted_hash = ", "enabled = false\ntrusted_hash = "), 0o600)
 	want(Fail, "is disabled in Codex")

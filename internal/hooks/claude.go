@@ -1,9 +1,60 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
+
+// claudeConfigDir is where Claude Code keeps its user config.
+var claudeConfigDir = Root{Var: "CLAUDE_CONFIG_DIR", Home: ".claude"}
+
+// Claude Code 2.1.328; it silently ignores a settings.json with comments
+// (2.1.330: its hooks did not run).
+var ClaudeCodeClient = Client{
+	Name: "claude-code", Display: "Claude Code",
+	ShellTool: "Bash",
+	User:      Path{claudeConfigDir, "settings.json"},
+	Project:   Path{ProjectDir, ".claude/settings.json"},
+	Local:     Path{ProjectDir, ".claude/settings.local.json"},
+	Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse", SessionEnd: "SessionEnd",
+	TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
+	RewritesResult: true, RacesInput: true,
+	Skeleton: "{}\n",
+	Syntax:   Syntax{Rejected: "it silently ignores the whole file"},
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".claude.json"}, Key: "mcpServers"},
+		{Path: Path{HomeDir, ".claude.json"}, Key: "projects.{project}.mcpServers"},
+		{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
+	},
+	// No MCPToolTimeout: its MCP_TOOL_TIMEOUT is an environment
+	// variable, which doctor cannot see.
+	Naming:      ToolNaming{Prefix: mcpDunder, PluginForm: true},
+	NamesServer: true, // mcp_server.name
+	PromptEvent: "UserPromptSubmit",
+	Hooks:       ClaudeCode{},
+	Headless: &Headless{
+		Argv: claudeChatArgv, PromptOnStdin: true, Output: ClaudeStreamJSON,
+		ChoosesSession: true, PermitTool: true,
+	},
+}
+
+// ClaudeStreamJSON is what claude -p --output-format stream-json --verbose
+// prints.
+const ClaudeStreamJSON Output = "claude-code stream-json"
+
+// claudeChatArgv: claude -p, the first chat with --session-id (an id chosen
+// at create), the next ones with --resume of it; its permission prompts go
+// to the chat's own MCP server.
+func claudeChatArgv(c ChatArgs) []string {
+	argv := sessionFlags([]string{"claude", "-p", "--output-format", "stream-json", "--verbose"}, c)
+	argv = append(argv, "--mcp-config", c.MCPConfig, "--permission-prompt-tool", c.PermitTool)
+	if len(c.Allowed) > 0 {
+		argv = append(append(argv, "--allowedTools"), c.Allowed...)
+	}
+	return argv
+}
 
 // ClaudeCode speaks Claude Code's hooks (observed with 2.1.328).
 //
@@ -45,7 +96,7 @@ func (ClaudeCode) Tool(ev *Event, server string) (string, bool) {
 			return "", false
 		}
 	}
-	return ClaudeCodeClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {
@@ -112,4 +163,10 @@ func (ClaudeCode) DecisionReply(ev *Event, d Decision) ([]byte, error) {
 		fs = append(fs, field{"hookSpecificOutput.updatedInput", rawJSON(d.UpdatedInput)})
 	}
 	return reply(fs...)
+}
+
+// promptContext: UserPromptSubmit's hookSpecificOutput.additionalContext
+// is added to the prompt the model reads.
+func (ClaudeCode) promptContext(text string) ([]byte, error) {
+	return reply(field{"hookSpecificOutput.hookEventName", "UserPromptSubmit"}, field{"hookSpecificOutput.additionalContext", text})
 }

@@ -1,18 +1,23 @@
 package hooks
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
 
-// This file is the one description of each client's configuration that
-// install, doctor and the hooks share: where its hook config lives per
-// scope, the events install writes, the hook timeout's unit and default,
-// what the client can rewrite, and what its JSON parser accepts. How a
-// client spells a server's tools is in names.go. Plain data: nothing here
-// runs at init.
+// Each client is described once, in a file of its own (claude.go, codex.go,
+// ...): a Client, plain data that hooks, install, doctor, children and the
+// help texts all read, beside the Adapter that speaks its hook payloads.
+// This file holds the shape of that description and the list of clients;
+// how a client spells a server's tools is in names.go. Nothing here runs
+// at init.
+//
+// A new client: a file with its Client and, unless it shares another's
+// payloads, its Adapter; a line in Clients; its tests.
 
-// Client describes one client's configuration.
+// Client describes one client: its config, its hook format and, when
+// interceptor can run it as a child agent, how.
 type Client struct {
 	Name    string // as --client takes it
 	Display string // as people call it
@@ -94,7 +99,72 @@ type Client struct {
 	// instead, one approve does not answer ("": none), so approvals cannot
 	// gate its shell.
 	ShellHook string
+	// NewInputCaveat is where an approval's allow with new arguments
+	// (DecisionReply's UpdatedInput) does not reach the call ("": it does
+	// on every pre-tool event approve answers).
+	NewInputCaveat string
+
+	// Hooks is its hook payloads' format. Kilo CLI's is OpenCode's: its
+	// shim sends OpenCode's payloads, as --client opencode.
+	Hooks Adapter
+	// Headless is how interceptor children runs it as a child agent (nil:
+	// it does not).
+	Headless *Headless
 }
+
+// Headless is how `interceptor children` runs a client as a child agent:
+// one process per chat, whose JSON lines on stdout it reads. The process
+// machinery and the readers of each Output are internal/children's; these
+// are the client's own facts.
+type Headless struct {
+	// Argv is a chat's command line; argv[0] is looked up on the child's
+	// PATH.
+	Argv func(ChatArgs) []string
+	// PromptOnStdin: the prompt goes to its stdin; else Argv carries it.
+	PromptOnStdin bool
+	// Output is the format of the lines it prints.
+	Output Output
+	// ChoosesSession: it takes a session id chosen at create, so the
+	// child's session is known before its first chat; else the first
+	// chat's output names it.
+	ChoosesSession bool
+	// PermitTool: it asks an MCP tool for permission
+	// (--permission-prompt-tool), which each chat wires through an MCP
+	// config file of its own; else its approvals go through the approve
+	// hook installed in its config (interceptor install CLIENT --approve).
+	PermitTool bool
+}
+
+// ChatArgs are what a chat's command line is made of.
+type ChatArgs struct {
+	Resume  bool   // the chat continues Session
+	Session string // the client's session id ("" before it is known)
+	Model   string // "": the client's default
+	Dir     string // the child's working dir
+	Prompt  string
+	// With PermitTool: the MCP config file serving the permission prompt,
+	// the prompt tool's name, and the tools the child may call unasked.
+	MCPConfig, PermitTool string
+	Allowed               []string
+}
+
+// sessionFlags appends the flags Claude Code and Gemini CLI share: a
+// session chosen at create (--session-id) on the first chat, --resume of
+// it on the next ones, and --model.
+func sessionFlags(argv []string, c ChatArgs) []string {
+	if c.Resume {
+		argv = append(argv, "--resume", c.Session)
+	} else {
+		argv = append(argv, "--session-id", c.Session)
+	}
+	if c.Model != "" {
+		argv = append(argv, "--model", c.Model)
+	}
+	return argv
+}
+
+// Output names a format of the JSON lines a client prints headless.
+type Output string
 
 // ServerList is a config file's list of MCP servers: the object (JSON or
 // JSONC) or table (TOML) at Key, whose keys are the servers' names. In Key,
@@ -143,15 +213,21 @@ type Syntax struct {
 	Rejected string
 }
 
-// Root is the directory a config path is relative to.
-type Root int
+// Root is the directory a config path is relative to: the project dir, or
+// a dir under the home dir that an environment variable may move.
+type Root struct {
+	Project bool   // the project dir
+	Var     string // the variable naming the dir instead ("": none)
+	AbsOnly bool   // Var counts only when it is an absolute path (XDG's rule)
+	Home    string // the dir under the home dir when Var does not name one ("": the home dir)
+}
 
-const (
-	HomeDir         Root = iota
-	ProjectDir           // the project dir
-	ClaudeConfigDir      // $CLAUDE_CONFIG_DIR, else ~/.claude
-	CodexHome            // $CODEX_HOME, else ~/.codex
-	XDGConfigHome        // $XDG_CONFIG_HOME, else ~/.config
+// The roots every client may use; a client's own (Claude Code's
+// $CLAUDE_CONFIG_DIR) is in its file.
+var (
+	HomeDir       = Root{}
+	ProjectDir    = Root{Project: true}
+	XDGConfigHome = Root{Var: "XDG_CONFIG_HOME", AbsOnly: true, Home: ".config"}
 )
 
 // Path is a file under a Root, slash-separated; Rel "" is no file.
@@ -160,239 +236,23 @@ type Path struct {
 	Rel  string
 }
 
-var (
-	// Claude Code 2.1.328; it silently ignores a settings.json with comments
-	// (2.1.330: its hooks did not run).
-	ClaudeCodeClient = Client{
-		Name: "claude-code", Display: "Claude Code",
-		ShellTool: "Bash",
-		User:      Path{ClaudeConfigDir, "settings.json"},
-		Project:   Path{ProjectDir, ".claude/settings.json"},
-		Local:     Path{ProjectDir, ".claude/settings.local.json"},
-		Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse", SessionEnd: "SessionEnd",
-		TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
-		RewritesResult: true, RacesInput: true,
-		Skeleton: "{}\n",
-		Syntax:   Syntax{Rejected: "it silently ignores the whole file"},
-		MCPServers: []ServerList{
-			{Path: Path{HomeDir, ".claude.json"}, Key: "mcpServers"},
-			{Path: Path{HomeDir, ".claude.json"}, Key: "projects.{project}.mcpServers"},
-			{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
-		},
-		// No MCPToolTimeout: its MCP_TOOL_TIMEOUT is an environment
-		// variable, which doctor cannot see.
-		Naming:      ToolNaming{Prefix: mcpDunder, PluginForm: true},
-		NamesServer: true, // mcp_server.name
-		PromptEvent: "UserPromptSubmit",
-	}
-	// Codex CLI 0.169.0: refuses a hooks.json with comments ("failed to
-	// parse hooks config"); default timeout 600 s (its hooks docs).
-	CodexClient = Client{
-		Name: "codex", Display: "Codex",
-		ShellTool: "Bash", // its exec_command, as Codex reports it to hooks
-		User:      Path{CodexHome, "hooks.json"},
-		Project:   Path{ProjectDir, ".codex/hooks.json"},
-		Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
-		TimeoutUnit: time.Second, TimeoutDefault: 600 * time.Second, Timeout: 10,
-		RacesInput:  true,
-		TrustStep:   "start codex and run /hooks to review and trust them",
-		TrustRecord: Path{CodexHome, "config.toml"}, ProjectTrust: true,
-		Skeleton: "{}\n",
-		Syntax:   Syntax{RefusesDuplicates: true, Rejected: "it refuses the file and runs none of its hooks"},
-		MCPServers: []ServerList{
-			{Path: Path{CodexHome, "config.toml"}, Key: "mcp_servers", TOML: true},
-			{Path: Path{ProjectDir, ".codex/config.toml"}, Key: "mcp_servers", TOML: true},
-		},
-		// Its docs: a server's tool_timeout_sec, 60 s by default.
-		MCPToolTimeout: MCPToolTimeout{Key: "tool_timeout_sec", Unit: time.Second, Default: 60 * time.Second},
-		Naming:         ToolNaming{Prefix: mcpDunderWord},
-		PromptEvent:    "UserPromptSubmit",
-	}
-	// Gemini CLI 0.61.0: reads comments in settings.json, refuses a trailing
-	// comma; timeout in milliseconds, DEFAULT_HOOK_TIMEOUT 60000 in its
-	// bundle.
-	GeminiClient = Client{
-		Name: "gemini", Display: "Gemini CLI",
-		ShellTool: "run_shell_command",
-		User:      Path{HomeDir, ".gemini/settings.json"},
-		Project:   Path{ProjectDir, ".gemini/settings.json"},
-		Layout:    Grouped, PreTool: "BeforeTool", PostTool: "AfterTool",
-		TimeoutUnit: time.Millisecond, TimeoutDefault: 60 * time.Second, Timeout: 10000,
-		Skeleton: "{}\n",
-		Syntax:   Syntax{Comments: true, Rejected: "it refuses the file"},
-		MCPServers: []ServerList{
-			{Path: Path{HomeDir, ".gemini/settings.json"}, Key: "mcpServers"},
-			{Path: Path{ProjectDir, ".gemini/settings.json"}, Key: "mcpServers"},
-		},
-		// Its docs: a server's timeout, in ms, 10 minutes by default.
-		MCPToolTimeout: MCPToolTimeout{Key: "timeout", Unit: time.Millisecond, Default: 10 * time.Minute},
-		Naming:         ToolNaming{Prefix: mcpUnderscore},
-		NamesServer:    true, // mcp_context.server_name
-		PromptEvent:    "BeforeAgent",
-	}
-	// OpenCode 1.18.33: a plugin shim; its opencode.json takes comments and
-	// trailing commas.
-	OpenCodeClient = Client{
-		Name: "opencode", Display: "OpenCode",
-		ShellTool:      "bash", // the plugin's input.tool
-		User:           Path{XDGConfigHome, "opencode/plugin/interceptor.ts"},
-		Project:        Path{ProjectDir, ".opencode/plugin/interceptor.ts"},
-		Layout:         Plugin,
-		RewritesResult: true,
-		Syntax:         Syntax{Comments: true, TrailingCommas: true},
-		MCPServers: []ServerList{
-			{Path: Path{XDGConfigHome, "opencode/opencode.json"}, Key: "mcp"},
-			{Path: Path{XDGConfigHome, "opencode/opencode.jsonc"}, Key: "mcp"},
-			{Path: Path{ProjectDir, "opencode.json"}, Key: "mcp"},
-			{Path: Path{ProjectDir, "opencode.jsonc"}, Key: "mcp"},
-		},
-		Naming: ToolNaming{Prefix: serverUnderscore},
-		// OpenCode has no command hooks: the plugin shim runs deliver from
-		// its chat.message hook, which OpenCode 1.18.33 runs on each new
-		// user message before saving it (prompt.go's openCodePrompt).
-		PromptEvent: "chat.message",
-	}
-	// Cursor, from its documentation: no matcher, and MCP tools documented
-	// as MCP:<tool>, so approve asks for every MCP tool by default; timeout
-	// in seconds, default not documented.
-	CursorClient = Client{
-		Name: "cursor", Display: "Cursor",
-		// Documented: shell commands go through beforeShellExecution, which
-		// approve does not answer.
-		ShellHook: "beforeShellExecution",
-		User:      Path{HomeDir, ".cursor/hooks.json"},
-		Project:   Path{ProjectDir, ".cursor/hooks.json"},
-		Layout:    Flat, PreTool: "preToolUse", PostTool: "postToolUse",
-		TimeoutUnit:    time.Second,
-		RewritesResult: true, Documented: true,
-		ApproveMatch: "^MCP:",
-		Skeleton:     "{\n  \"version\": 1\n}\n",
-		Syntax:       Syntax{Unverified: true},
-		MCPServers: []ServerList{
-			{Path: Path{HomeDir, ".cursor/mcp.json"}, Key: "mcpServers"},
-			{Path: Path{ProjectDir, ".cursor/mcp.json"}, Key: "mcpServers"},
-		},
-		// Documented as MCP:<server>:<tool>, and as mcp__<server>__<tool>.
-		Naming: ToolNaming{Prefix: mcpColon, Also: mcpDunder},
-	}
-)
+// Clients are all clients, in the order Parse asks their Hooks to
+// recognize a payload: a client whose payloads extend another's comes
+// first (Codex, Droid, Gemini CLI and Copilot CLI before Claude Code;
+// Gemini CLI before Copilot CLI, whose snake_case payload its own
+// resembles). People see them in name order (ByName).
+var Clients = []*Client{&OpenCodeClient, &KiloClient, &CursorClient, &CodexClient, &DroidClient, &GeminiClient, &CopilotClient, &ClineClient, &ClaudeCodeClient}
 
-var (
-	// GitHub Copilot CLI 1.0.102: its own file in ~/.copilot/hooks/ (every
-	// *.json there is read) or the repository's .github/hooks/, in Claude
-	// Code's nested groups under camelCase events; a matcher must match the
-	// whole tool name. Timeout in seconds, default 30 (its docs).
-	CopilotClient = Client{
-		Name: "copilot", Display: "Copilot CLI",
-		ShellTool: "bash",
-		User:      Path{HomeDir, ".copilot/hooks/interceptor.json"},
-		Project:   Path{ProjectDir, ".github/hooks/interceptor.json"},
-		Layout:    Grouped, PreTool: "preToolUse", PostTool: "postToolUse",
-		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
-		RewritesResult: true, MatchWholeName: true, NoApprove: true,
-		RedactCaveat: "Copilot CLI writes the injected arguments back into the model's own earlier tool calls, so the model sees the token there even with --redact",
-		Skeleton:     "{\n  \"version\": 1\n}\n",
-		Syntax:       Syntax{Rejected: "it logs Invalid hook configuration and runs none of the file's hooks"},
-		// As `copilot mcp list --json` 1.0.102 showed them: the user's file,
-		// and a trusted project's .mcp.json, else its .github/mcp.json.
-		// Servers given with --additional-mcp-config are not seen here.
-		MCPServers: []ServerList{
-			{Path: Path{HomeDir, ".copilot/mcp-config.json"}, Key: "mcpServers"},
-			{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
-			{Path: Path{ProjectDir, ".github/mcp.json"}, Key: "mcpServers"},
-		},
-		Naming: ToolNaming{Prefix: serverDash},
-	}
-	// Cline CLI 3.0.65: an executable per event in ~/.cline/hooks/ or
-	// <project>/.clinerules/hooks/; 30 s timeout, not configurable.
-	ClineClient = Client{
-		Name: "cline", Display: "Cline",
-		ShellTool: "run_commands",
-		User:      Path{HomeDir, ".cline/hooks/PreToolUse"},
-		Project:   Path{ProjectDir, ".clinerules/hooks/PreToolUse"},
-		Layout:    Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
-		// @cline/core 3.0.65 (its hook file discovery and
-		// resolveHooksConfigSearchPaths): each dir's files, sorted by path.
-		ScriptDirs: []Path{{HomeDir, "Documents/Cline/Hooks"}, {HomeDir, ".cline/hooks"},
-			{ProjectDir, ".clinerules/hooks"}, {ProjectDir, ".cline/hooks"}},
-		ScriptExts:  []string{"", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".ps1"},
-		TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
-		NoApprove: true,
-		// The one file 3.0.65 reads (@cline/shared resolveMcpSettingsPath;
-		// the e2e suite configures it there); CLINE_DIR, CLINE_DATA_DIR and
-		// CLINE_MCP_SETTINGS_PATH move it and are not followed. No project
-		// list.
-		MCPServers: []ServerList{
-			{Path: Path{HomeDir, ".cline/data/settings/cline_mcp_settings.json"}, Key: "mcpServers"},
-		},
-		Naming: ToolNaming{Prefix: serverDunder, HashedIfUnclean: true},
-	}
-	// Factory Droid 0.225.2: Claude Code's format in ~/.factory/settings.json.
-	DroidClient = Client{
-		Name: "droid", Display: "Droid",
-		ShellTool: "Execute",
-		User:      Path{HomeDir, ".factory/settings.json"},
-		Project:   Path{ProjectDir, ".factory/settings.json"},
-		Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
-		TimeoutUnit: time.Second, Timeout: 10,
-		NoApprove: true,
-		Skeleton:  "{}\n",
-		Syntax:    Syntax{Comments: true, Rejected: "it ignores the whole file"},
-		// The two files 0.225.2's bundle reads (~/.factory/mcp.json, where
-		// the e2e suite configures it, and <project>/.factory/mcp.json).
-		MCPServers: []ServerList{
-			{Path: Path{HomeDir, ".factory/mcp.json"}, Key: "mcpServers"},
-			{Path: Path{ProjectDir, ".factory/mcp.json"}, Key: "mcpServers"},
-		},
-		Naming: ToolNaming{Prefix: serverTripleUnderscore},
-	}
-	// Kilo CLI 7.7.7: OpenCode's plugin API under Kilo's own dirs.
-	KiloClient = Client{
-		Name: "kilo", Display: "Kilo CLI",
-		ShellTool:      "bash", // the plugin's input.tool
-		User:           Path{XDGConfigHome, "kilo/plugin/interceptor.ts"},
-		Project:        Path{ProjectDir, ".kilo/plugin/interceptor.ts"},
-		Layout:         Plugin,
-		RewritesResult: true,
-		Syntax:         Syntax{Comments: true, TrailingCommas: true},
-		// Every file `kilo debug config` 7.7.7 merged "mcp" from, each given
-		// a server of its own (not OpenCode's ~/.config/opencode).
-		MCPServers: []ServerList{
-			{Path: Path{XDGConfigHome, "kilo/config.json"}, Key: "mcp"},
-			{Path: Path{XDGConfigHome, "kilo/kilo.json"}, Key: "mcp"},
-			{Path: Path{XDGConfigHome, "kilo/kilo.jsonc"}, Key: "mcp"},
-			{Path: Path{XDGConfigHome, "kilo/opencode.json"}, Key: "mcp"},
-			{Path: Path{XDGConfigHome, "kilo/opencode.jsonc"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilo/kilo.json"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilo/kilo.jsonc"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilo/opencode.json"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilo/opencode.jsonc"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilocode/kilo.json"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilocode/kilo.jsonc"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilocode/opencode.json"}, Key: "mcp"},
-			{Path: Path{HomeDir, ".kilocode/opencode.jsonc"}, Key: "mcp"},
-			{Path: Path{ProjectDir, "kilo.json"}, Key: "mcp"},
-			{Path: Path{ProjectDir, "kilo.jsonc"}, Key: "mcp"},
-			{Path: Path{ProjectDir, "opencode.json"}, Key: "mcp"},
-			{Path: Path{ProjectDir, "opencode.jsonc"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilo/kilo.json"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilo/kilo.jsonc"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilo/opencode.json"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilo/opencode.jsonc"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilocode/kilo.json"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilocode/kilo.jsonc"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilocode/opencode.json"}, Key: "mcp"},
-			{Path: Path{ProjectDir, ".kilocode/opencode.jsonc"}, Key: "mcp"},
-		},
-		Naming: ToolNaming{Prefix: serverUnderscore},
-		// The same shim and hook as OpenCode's (its payloads arrive as
-		// --client opencode).
-		PromptEvent: "chat.message",
-	}
-)
+// ByName is Clients in name order.
+func ByName() []*Client {
+	out := slices.Clone(Clients)
+	slices.SortFunc(out, func(a, b *Client) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
 
-// Clients are all clients, in name order.
-var Clients = []*Client{&ClaudeCodeClient, &ClineClient, &CodexClient, &CopilotClient, &CursorClient, &DroidClient, &GeminiClient, &KiloClient, &OpenCodeClient}
+// ownHooks reports whether the client's payloads are its own, not
+// another client's (Kilo CLI's are OpenCode's).
+func (c *Client) ownHooks() bool { return c.Hooks.Name() == c.Name }
 
 // FindClient is the client named name.
 func FindClient(name string) (*Client, bool) {

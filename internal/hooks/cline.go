@@ -1,8 +1,36 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
+
+// Cline CLI 3.0.65: an executable per event in ~/.cline/hooks/ or
+// <project>/.clinerules/hooks/; 30 s timeout, not configurable.
+var ClineClient = Client{
+	Name: "cline", Display: "Cline",
+	ShellTool: "run_commands",
+	User:      Path{HomeDir, ".cline/hooks/PreToolUse"},
+	Project:   Path{ProjectDir, ".clinerules/hooks/PreToolUse"},
+	Layout:    Scripts, PreTool: "PreToolUse", PostTool: "PostToolUse",
+	// @cline/core 3.0.65 (its hook file discovery and
+	// resolveHooksConfigSearchPaths): each dir's files, sorted by path.
+	ScriptDirs: []Path{{HomeDir, "Documents/Cline/Hooks"}, {HomeDir, ".cline/hooks"},
+		{ProjectDir, ".clinerules/hooks"}, {ProjectDir, ".cline/hooks"}},
+	ScriptExts:  []string{"", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".ps1"},
+	TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
+	NoApprove: true,
+	// The one file 3.0.65 reads (@cline/shared resolveMcpSettingsPath;
+	// the e2e suite configures it there); CLINE_DIR, CLINE_DATA_DIR and
+	// CLINE_MCP_SETTINGS_PATH move it and are not followed. No project
+	// list.
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".cline/data/settings/cline_mcp_settings.json"}, Key: "mcpServers"},
+	},
+	Naming: ToolNaming{Prefix: serverDunder, HashedIfUnclean: true},
+	Hooks:  Cline{},
+}
 
 // Cline speaks Cline CLI's hooks (observed with 3.0.65). Cline runs every
 // executable file named after an event (PreToolUse, PostToolUse, …, any
@@ -64,7 +92,7 @@ func (Cline) Tool(ev *Event, server string) (string, bool) {
 	if n := ev.ToolName; len(n) == clineMaxName && n[clineMaxName-9] == '_' && isHex(n[clineMaxName-8:]) {
 		return "", false
 	}
-	return ClineClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 // clineMaxName is the longest tool name Cline passes on unhashed.

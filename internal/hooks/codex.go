@@ -1,8 +1,59 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
+
+// codexHome is where Codex CLI keeps its user config.
+var codexHome = Root{Var: "CODEX_HOME", Home: ".codex"}
+
+// Codex CLI 0.169.0: refuses a hooks.json with comments ("failed to
+// parse hooks config"); default timeout 600 s (its hooks docs).
+var CodexClient = Client{
+	Name: "codex", Display: "Codex",
+	ShellTool: "Bash", // its exec_command, as Codex reports it to hooks
+	User:      Path{codexHome, "hooks.json"},
+	Project:   Path{ProjectDir, ".codex/hooks.json"},
+	Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
+	TimeoutUnit: time.Second, TimeoutDefault: 600 * time.Second, Timeout: 10,
+	RacesInput:  true,
+	TrustStep:   "start codex and run /hooks to review and trust them",
+	TrustRecord: Path{codexHome, "config.toml"}, ProjectTrust: true,
+	Skeleton: "{}\n",
+	Syntax:   Syntax{RefusesDuplicates: true, Rejected: "it refuses the file and runs none of its hooks"},
+	MCPServers: []ServerList{
+		{Path: Path{codexHome, "config.toml"}, Key: "mcp_servers", TOML: true},
+		{Path: Path{ProjectDir, ".codex/config.toml"}, Key: "mcp_servers", TOML: true},
+	},
+	// Its docs: a server's tool_timeout_sec, 60 s by default.
+	MCPToolTimeout: MCPToolTimeout{Key: "tool_timeout_sec", Unit: time.Second, Default: 60 * time.Second},
+	Naming:         ToolNaming{Prefix: mcpDunderWord},
+	PromptEvent:    "UserPromptSubmit",
+	Hooks:          Codex{},
+	Headless:       &Headless{Argv: codexChatArgv, PromptOnStdin: true, Output: CodexJSONL},
+}
+
+// CodexJSONL is what codex exec --json prints.
+const CodexJSONL Output = "codex exec --json"
+
+// codexChatArgv: codex exec, the next chats codex exec resume of the
+// thread id its first chat printed.
+func codexChatArgv(c ChatArgs) []string {
+	argv := []string{"codex", "exec"}
+	if c.Resume {
+		argv = append(argv, "resume")
+	}
+	argv = append(argv, "--json", "--skip-git-repo-check")
+	if c.Model != "" {
+		argv = append(argv, "-m", c.Model)
+	}
+	if c.Resume {
+		return append(argv, c.Session, "-")
+	}
+	return append(argv, "-C", c.Dir, "-")
+}
 
 // Codex speaks Codex CLI's hooks (observed with 0.169.0).
 //
@@ -39,7 +90,7 @@ func (Codex) parse(p fields) (*Event, error) {
 }
 
 func (Codex) Tool(ev *Event, server string) (string, bool) {
-	return CodexClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 func (Codex) InputReply(ev *Event, args []byte) ([]byte, error) {
@@ -78,4 +129,10 @@ func (Codex) DecisionReply(ev *Event, d Decision) ([]byte, error) {
 		)
 	}
 	return nil, nil
+}
+
+// promptContext: Codex takes Claude Code's UserPromptSubmit shape
+// (and rejects unknown keys).
+func (Codex) promptContext(text string) ([]byte, error) {
+	return reply(field{"hookSpecificOutput.hookEventName", "UserPromptSubmit"}, field{"hookSpecificOutput.additionalContext", text})
 }

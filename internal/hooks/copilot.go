@@ -1,9 +1,38 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
+
+// GitHub Copilot CLI 1.0.102: its own file in ~/.copilot/hooks/ (every
+// *.json there is read) or the repository's .github/hooks/, in Claude
+// Code's nested groups under camelCase events; a matcher must match the
+// whole tool name. Timeout in seconds, default 30 (its docs).
+var CopilotClient = Client{
+	Name: "copilot", Display: "Copilot CLI",
+	ShellTool: "bash",
+	User:      Path{HomeDir, ".copilot/hooks/interceptor.json"},
+	Project:   Path{ProjectDir, ".github/hooks/interceptor.json"},
+	Layout:    Grouped, PreTool: "preToolUse", PostTool: "postToolUse",
+	TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
+	RewritesResult: true, MatchWholeName: true, NoApprove: true,
+	RedactCaveat: "Copilot CLI writes the injected arguments back into the model's own earlier tool calls, so the model sees the token there even with --redact",
+	Skeleton:     "{\n  \"version\": 1\n}\n",
+	Syntax:       Syntax{Rejected: "it logs Invalid hook configuration and runs none of the file's hooks"},
+	// As `copilot mcp list --json` 1.0.102 showed them: the user's file,
+	// and a trusted project's .mcp.json, else its .github/mcp.json.
+	// Servers given with --additional-mcp-config are not seen here.
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".copilot/mcp-config.json"}, Key: "mcpServers"},
+		{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
+		{Path: Path{ProjectDir, ".github/mcp.json"}, Key: "mcpServers"},
+	},
+	Naming: ToolNaming{Prefix: serverDash},
+	Hooks:  Copilot{},
+}
 
 // Copilot speaks GitHub Copilot CLI's hooks (observed with 1.0.102), for
 // hooks configured under the camelCase events preToolUse / postToolUse.
@@ -87,7 +116,7 @@ func copilotResult(res gjson.Result) token.Result {
 }
 
 func (Copilot) Tool(ev *Event, server string) (string, bool) {
-	return CopilotClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 func (Copilot) InputReply(ev *Event, args []byte) ([]byte, error) {

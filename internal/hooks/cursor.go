@@ -1,12 +1,40 @@
 package hooks
 
 import (
+	"time"
+
 	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/token"
 
 	"github.com/tidwall/gjson"
 )
+
+// Cursor, from its documentation: no matcher, and MCP tools documented
+// as MCP:<tool>, so approve asks for every MCP tool by default; timeout
+// in seconds, default not documented.
+var CursorClient = Client{
+	NewInputCaveat: "Cursor takes new input only on its preToolUse hook; on beforeMCPExecution an allow with new input is denied instead",
+	Name:           "cursor", Display: "Cursor",
+	// Documented: shell commands go through beforeShellExecution, which
+	// approve does not answer.
+	ShellHook: "beforeShellExecution",
+	User:      Path{HomeDir, ".cursor/hooks.json"},
+	Project:   Path{ProjectDir, ".cursor/hooks.json"},
+	Layout:    Flat, PreTool: "preToolUse", PostTool: "postToolUse",
+	TimeoutUnit:    time.Second,
+	RewritesResult: true, Documented: true,
+	ApproveMatch: "^MCP:",
+	Skeleton:     "{\n  \"version\": 1\n}\n",
+	Syntax:       Syntax{Unverified: true},
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".cursor/mcp.json"}, Key: "mcpServers"},
+		{Path: Path{ProjectDir, ".cursor/mcp.json"}, Key: "mcpServers"},
+	},
+	// Documented as MCP:<server>:<tool>, and as mcp__<server>__<tool>.
+	Naming: ToolNaming{Prefix: mcpColon, Also: mcpDunder},
+	Hooks:  Cursor{},
+}
 
 // Cursor speaks Cursor's agent hooks. Documented only, never observed: Cursor
 // has no Linux CLI on the registries, so this adapter follows the docs.
@@ -56,7 +84,7 @@ func cursorOutput(p fields) gjson.Result {
 }
 
 func (Cursor) Tool(ev *Event, server string) (string, bool) {
-	return CursorClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 func (Cursor) InputReply(ev *Event, args []byte) ([]byte, error) {

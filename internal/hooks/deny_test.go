@@ -20,7 +20,11 @@ func TestDenyUnread(t *testing.T) {
 		"cline":       "cline.PreToolUse.json",
 		"droid":       "droid.PreToolUse.json",
 	}
-	for _, client := range Adapters {
+	for _, c := range Clients {
+		if !c.ownHooks() {
+			continue
+		}
+		client := c.Hooks
 		file, ok := files[client.Name()]
 		if !ok {
 			t.Errorf("%s: no pre-tool fixture to check DenyUnread against", client.Name())

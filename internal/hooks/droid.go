@@ -1,10 +1,33 @@
 package hooks
 
 import (
+	"time"
+
 	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
+
+// Factory Droid 0.225.2: Claude Code's format in ~/.factory/settings.json.
+var DroidClient = Client{
+	Name: "droid", Display: "Droid",
+	ShellTool: "Execute",
+	User:      Path{HomeDir, ".factory/settings.json"},
+	Project:   Path{ProjectDir, ".factory/settings.json"},
+	Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse",
+	TimeoutUnit: time.Second, Timeout: 10,
+	NoApprove: true,
+	Skeleton:  "{}\n",
+	Syntax:    Syntax{Comments: true, Rejected: "it ignores the whole file"},
+	// The two files 0.225.2's bundle reads (~/.factory/mcp.json, where
+	// the e2e suite configures it, and <project>/.factory/mcp.json).
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".factory/mcp.json"}, Key: "mcpServers"},
+		{Path: Path{ProjectDir, ".factory/mcp.json"}, Key: "mcpServers"},
+	},
+	Naming: ToolNaming{Prefix: serverTripleUnderscore},
+	Hooks:  Droid{},
+}
 
 // Droid speaks Factory Droid's hooks (observed with 0.225.1 and 0.225.2), which follow
 // Claude Code's format.
@@ -35,7 +58,7 @@ func (Droid) parse(p fields) (*Event, error) {
 }
 
 func (Droid) Tool(ev *Event, server string) (string, bool) {
-	return DroidClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 func (Droid) InputReply(ev *Event, args []byte) ([]byte, error) {

@@ -55,9 +55,20 @@ type Event struct {
 	ToolName string       // the tool name as the client sent it
 	Input    gjson.Result // the tool arguments (a JSON object), when the event has them
 
+	desc   *Client             // the client that sent it (Parse's)
 	fields fields              // the payload's top-level fields, for rendering
 	result func() token.Result // reads the tool result; see Result
 	cached *token.Result
+}
+
+// matchTool matches the event's tool name against server's spelling under
+// the client that sent it (names.go), for adapters whose payloads name the
+// server only in the tool name.
+func (ev *Event) matchTool(server string) (string, bool) {
+	if ev.desc == nil {
+		return "", false
+	}
+	return ev.desc.matchTool(ev.ToolName, server)
 }
 
 // Result is what the hook can see of the tool result (post-tool events). It
@@ -104,7 +115,9 @@ func (f fields) get(path string) gjson.Result {
 	return gjson.Parse(raw)
 }
 
-// Adapter is one client's hook format.
+// Adapter is one client's hook format: reading its payloads, rendering its
+// replies. The client's facts it needs (how it spells tool names) come
+// with the Event, from the Client that sent it.
 type Adapter interface {
 	// Name is the client's --client name.
 	Name() string
@@ -131,16 +144,14 @@ type Adapter interface {
 	DecisionReply(ev *Event, d Decision) ([]byte, error)
 }
 
-// Adapters lists the clients in detection order. Order matters: Codex and
-// Droid send a superset (Droid: a variant) of Claude Code's fields, so they
-// are asked first.
-var Adapters = []Adapter{OpenCode{}, Cursor{}, Codex{}, Droid{}, Gemini{}, Copilot{}, Cline{}, ClaudeCode{}}
-
-// ClientNames are the values --client accepts besides "auto".
+// ClientNames are the values --client accepts besides "auto": the clients
+// whose payloads are their own, in name order.
 func ClientNames() []string {
-	names := make([]string, len(Adapters))
-	for i, a := range Adapters {
-		names[i] = a.Name()
+	var names []string
+	for _, c := range ByName() {
+		if c.ownHooks() {
+			names = append(names, c.Name)
+		}
 	}
 	return names
 }
@@ -150,10 +161,8 @@ func Lookup(name string) (Adapter, error) {
 	if name == "" || name == "auto" {
 		return nil, nil
 	}
-	for _, a := range Adapters {
-		if a.Name() == name {
-			return a, nil
-		}
+	if c, ok := FindClient(name); ok && c.ownHooks() {
+		return c.Hooks, nil
 	}
 	return nil, fmt.Errorf("unknown client %q (want auto, %s)", name, strings.Join(ClientNames(), ", "))
 }
@@ -182,23 +191,25 @@ func Parse(payload []byte, client Adapter) (*Event, error) {
 		return nil, errors.New("hook payload is not a JSON object")
 	}
 	f := readFields(s)
+	var desc *Client
 	if client == nil {
-		for _, a := range Adapters {
-			if a.detect(f) {
-				client = a
+		for _, c := range Clients {
+			if c.ownHooks() && c.Hooks.detect(f) {
+				desc, client = c, c.Hooks
 				break
 			}
 		}
 		if client == nil {
 			return nil, errors.New("hook payload is from no known client (use --client to name it)")
 		}
+	} else {
+		desc, _ = FindClient(client.Name())
 	}
 	ev, err := client.parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s payload: %w", client.Name(), err)
 	}
-	ev.Client = client
-	ev.fields = f
+	ev.Client, ev.desc, ev.fields = client, desc, f
 	return ev, nil
 }
 

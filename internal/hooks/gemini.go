@@ -1,9 +1,46 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
+
+// Gemini CLI 0.61.0: reads comments in settings.json, refuses a trailing
+// comma; timeout in milliseconds, DEFAULT_HOOK_TIMEOUT 60000 in its
+// bundle.
+var GeminiClient = Client{
+	Name: "gemini", Display: "Gemini CLI",
+	ShellTool: "run_shell_command",
+	User:      Path{HomeDir, ".gemini/settings.json"},
+	Project:   Path{ProjectDir, ".gemini/settings.json"},
+	Layout:    Grouped, PreTool: "BeforeTool", PostTool: "AfterTool",
+	TimeoutUnit: time.Millisecond, TimeoutDefault: 60 * time.Second, Timeout: 10000,
+	Skeleton: "{}\n",
+	Syntax:   Syntax{Comments: true, Rejected: "it refuses the file"},
+	MCPServers: []ServerList{
+		{Path: Path{HomeDir, ".gemini/settings.json"}, Key: "mcpServers"},
+		{Path: Path{ProjectDir, ".gemini/settings.json"}, Key: "mcpServers"},
+	},
+	// Its docs: a server's timeout, in ms, 10 minutes by default.
+	MCPToolTimeout: MCPToolTimeout{Key: "timeout", Unit: time.Millisecond, Default: 10 * time.Minute},
+	Naming:         ToolNaming{Prefix: mcpUnderscore},
+	NamesServer:    true, // mcp_context.server_name
+	PromptEvent:    "BeforeAgent",
+	Hooks:          Gemini{},
+	Headless:       &Headless{Argv: geminiChatArgv, Output: GeminiStreamJSON, ChoosesSession: true},
+}
+
+// GeminiStreamJSON is what gemini --output-format stream-json prints.
+const GeminiStreamJSON Output = "gemini stream-json"
+
+// geminiChatArgv: gemini -p, the first chat with --session-id (an id
+// chosen at create), the next ones with --resume of it; --skip-trust
+// because the parent chose the working dir.
+func geminiChatArgv(c ChatArgs) []string {
+	return sessionFlags([]string{"gemini", "--prompt=" + c.Prompt, "--output-format", "stream-json", "--skip-trust"}, c)
+}
 
 // Gemini speaks Gemini CLI's hooks (observed with 0.61.0).
 //
@@ -100,4 +137,10 @@ func (Gemini) DecisionReply(ev *Event, d Decision) ([]byte, error) {
 		)
 	}
 	return reply(fs...)
+}
+
+// promptContext: BeforeAgent's hookSpecificOutput.additionalContext
+// is added to the turn's prompt.
+func (Gemini) promptContext(text string) ([]byte, error) {
+	return reply(field{"hookSpecificOutput.hookEventName", "BeforeAgent"}, field{"hookSpecificOutput.additionalContext", text})
 }

@@ -4,8 +4,8 @@ import "strings"
 
 // This file is the one home of how the clients spell the tools of an MCP
 // server in the tool names their hooks receive: the spelling functions
-// below, of which each Client's Naming (clients.go) picks its own, and the
-// matching built on them. Install's matchers, doctor's checks and the
+// below, of which each Client's Naming (in the client's file) picks its
+// own, and the matching built on them. Install's matchers, doctor's checks and the
 // hooks' own matching (inject, capture, clear, approve) all ask here; a
 // spelling learned from a real client changes in this file only.
 // internal/hooks/testdata/names/observed.json records what the real clients

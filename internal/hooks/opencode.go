@@ -1,10 +1,52 @@
 package hooks
 
 import (
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/token"
 
 	"github.com/tidwall/gjson"
 )
+
+// OpenCode 1.18.33: a plugin shim; its opencode.json takes comments and
+// trailing commas.
+var OpenCodeClient = Client{
+	Name: "opencode", Display: "OpenCode",
+	ShellTool:      "bash", // the plugin's input.tool
+	User:           Path{XDGConfigHome, "opencode/plugin/interceptor.ts"},
+	Project:        Path{ProjectDir, ".opencode/plugin/interceptor.ts"},
+	Layout:         Plugin,
+	RewritesResult: true,
+	Syntax:         Syntax{Comments: true, TrailingCommas: true},
+	MCPServers: []ServerList{
+		{Path: Path{XDGConfigHome, "opencode/opencode.json"}, Key: "mcp"},
+		{Path: Path{XDGConfigHome, "opencode/opencode.jsonc"}, Key: "mcp"},
+		{Path: Path{ProjectDir, "opencode.json"}, Key: "mcp"},
+		{Path: Path{ProjectDir, "opencode.jsonc"}, Key: "mcp"},
+	},
+	Naming: ToolNaming{Prefix: serverUnderscore},
+	// OpenCode has no command hooks: the plugin shim runs deliver from
+	// its chat.message hook, which OpenCode 1.18.33 runs on each new
+	// user message before saving it (prompt.go's openCodePrompt).
+	PromptEvent: "chat.message",
+	Hooks:       OpenCode{},
+	Headless:    &Headless{Argv: openCodeChatArgv, Output: OpenCodeJSON},
+}
+
+// OpenCodeJSON is what opencode run --format json prints.
+const OpenCodeJSON Output = "opencode run --format json"
+
+// openCodeChatArgv: opencode run, the next chats with --session, the
+// sessionID its first chat printed.
+func openCodeChatArgv(c ChatArgs) []string {
+	argv := []string{"opencode", "run", "--format", "json"}
+	if c.Resume {
+		argv = append(argv, "--session", c.Session)
+	}
+	if c.Model != "" {
+		argv = append(argv, "--model", c.Model)
+	}
+	return append(argv, "--", c.Prompt)
+}
 
 // OpenCode speaks to the plugin shim recipes/opencode/interceptor.ts
 // (observed with OpenCode 1.18.33). OpenCode has no command hooks; the shim
@@ -60,7 +102,7 @@ func (OpenCode) parse(p fields) (*Event, error) {
 // server "wf" with tool "admin_x" from server "wf_admin" with tool "x"; the
 // README says so.
 func (OpenCode) Tool(ev *Event, server string) (string, bool) {
-	return OpenCodeClient.matchTool(ev.ToolName, server)
+	return ev.matchTool(server)
 }
 
 func (OpenCode) InputReply(_ *Event, args []byte) ([]byte, error) {
@@ -97,4 +139,27 @@ func (OpenCode) DecisionReply(ev *Event, d Decision) ([]byte, error) {
 		return reply(field{"args", rawJSON(d.UpdatedInput)})
 	}
 	return nil, nil
+}
+
+// promptContext: the parts the shim adds to the new user message
+// (it fills in their id, sessionID and messageID). OpenCode saves them with
+// the message, so the model reads them this turn and, as history, in later
+// turns; a synthetic text part is sent to the model but is not the user's
+// own text.
+func (OpenCode) promptContext(text string) ([]byte, error) {
+	part := rawjson.AppendString([]byte(`[{"type":"text","text":`), text)
+	return reply(field{"parts", rawJSON(append(part, `,"synthetic":true}]`...))})
+}
+
+// openCodePromptEvent parses what the shim sends from OpenCode's
+// chat.message hook: {"hook": "chat.message", "input": {sessionID, agent,
+// model, messageID, variant}}. The hook's output (the new user message and
+// its parts, attachments included) stays in the shim: deliver needs only
+// the session.
+func openCodePromptEvent(p fields) (*Event, error) {
+	session, err := stringField(p, "input.sessionID")
+	if err != nil {
+		return nil, err
+	}
+	return &Event{Phase: PhaseOther, Name: "chat.message", Session: session}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
 )
@@ -138,17 +139,15 @@ func (s *Server) item(r approvals.Request, names map[string]string, now time.Tim
 }
 
 // editable says whether the record's client runs an allowed call with new
-// arguments, and a note where that depends: every approve reply of
-// internal/hooks (DecisionReply) takes new input on the pre-tool event,
-// except Cursor's beforeMCPExecution; Claude Code's permit route does too.
+// arguments, and a note where that depends (the client's description):
+// every approve reply of internal/hooks (DecisionReply) takes new input on
+// the pre-tool event, and so does Claude Code's permit route.
 func editable(client string) (bool, string) {
-	switch client {
-	case "claude-code", "codex", "gemini", "opencode", "copilot", "droid", "cline":
-		return true, ""
-	case "cursor":
-		return true, "Cursor takes new input only on its preToolUse hook; on beforeMCPExecution an allow with new input is denied instead"
+	c, ok := hooks.FindClient(client)
+	if !ok {
+		return false, "interceptor does not know whether this client takes new input"
 	}
-	return false, "interceptor does not know whether this client takes new input"
+	return true, c.NewInputCaveat
 }
 
 // fields lays a question's arguments out by its tool's input schema: each

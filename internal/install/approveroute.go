@@ -68,10 +68,5 @@ func EnvFromLookup(getenv func(string) string, project string) (Env, error) {
 	if home == "" {
 		return Env{}, fmt.Errorf("cannot find the home dir: HOME is not set")
 	}
-	env := Env{Home: home, Project: filepath.Clean(project),
-		CodexHome: getenv("CODEX_HOME"), ClaudeConfigDir: getenv("CLAUDE_CONFIG_DIR")}
-	if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		env.XDGConfigHome = d
-	}
-	return env, nil
+	return Env{Home: home, Project: filepath.Clean(project), Getenv: getenv}, nil
 }

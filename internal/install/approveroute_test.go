@@ -1,6 +1,7 @@
 package install
 
 import (
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"path/filepath"
 	"testing"
 )
@@ -44,8 +45,16 @@ func TestFindApproveHooks(t *testing.T) {
 func TestEnvFromLookup(t *testing.T) {
 	vars := map[string]string{"HOME": "/h", "CODEX_HOME": "/c", "XDG_CONFIG_HOME": "rel"}
 	env, err := EnvFromLookup(func(k string) string { return vars[k] }, "/p/")
-	if err != nil || env.Home != "/h" || env.CodexHome != "/c" || env.XDGConfigHome != "" || env.Project != filepath.Clean("/p") {
-		t.Errorf("%+v, %v", env, err)
+	if err != nil || env.Home != "/h" || env.Project != filepath.Clean("/p") {
+		t.Fatalf("%+v, %v", env, err)
+	}
+	// $CODEX_HOME moves Codex's dir; a relative $XDG_CONFIG_HOME is not
+	// used (XDG's rule).
+	if got := env.Resolve(hooks.CodexClient.User); got != "/c/hooks.json" {
+		t.Errorf("codex hooks at %s", got)
+	}
+	if got := env.Resolve(hooks.OpenCodeClient.User); got != "/h/.config/opencode/plugin/interceptor.ts" {
+		t.Errorf("opencode shim at %s", got)
 	}
 	if _, err := EnvFromLookup(func(string) string { return "" }, "/p"); err == nil {
 		t.Error("no HOME: no error")

@@ -13,7 +13,7 @@ import (
 func TestClineScripts(t *testing.T) {
 	env := testEnv(t)
 	pre, _ := ConfigPath(env, "cline", User)
-	post := cline{&hooks.ClineClient, "PostToolUse"}.path(env, User)
+	post := scripts{&hooks.ClineClient, "PostToolUse"}.path(env, User)
 	o := opts("cline", User)
 	if _, err := Install(env, o); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestClineScripts(t *testing.T) {
 
 func TestClineKeepsTheUsersOwnHook(t *testing.T) {
 	env := testEnv(t)
-	post := cline{&hooks.ClineClient, "PostToolUse"}.path(env, Project)
+	post := scripts{&hooks.ClineClient, "PostToolUse"}.path(env, Project)
 	mine := "#!/bin/sh\necho '{}'\n"
 	mustWrite(t, post, mine, 0o755)
 	_, err := Install(env, opts("cline", Project))

@@ -142,14 +142,14 @@ type codexHookState struct {
 
 func (h codexHookState) disabled() bool { return h.Enabled != nil && !*h.Enabled }
 
-// readCodexState reads config.toml; a file that is not valid TOML (which
-// Codex refuses too) is an error naming it.
-func readCodexState(path string) (codexConfig, error) {
+// readCodexState reads c's config.toml; a file that is not valid TOML
+// (which c refuses too) is an error naming it.
+func readCodexState(c *hooks.Client, path string) (codexConfig, error) {
 	data, err := ReadConfig(path)
 	if err != nil {
 		return codexConfig{}, err
 	}
-	return parseCodexState(path, data)
+	return parseCodexState(c, path, data)
 }
 
 // codexProjectTrusted reports whether Codex trusts dir or a dir above it.
@@ -183,7 +183,7 @@ type HookTrust struct {
 // path.
 func Trust(env Env, c *hooks.Client, h Hook, path string) HookTrust {
 	t := HookTrust{Record: env.Resolve(c.TrustRecord)}
-	st, err := readCodexState(t.Record)
+	st, err := readCodexState(c, t.Record)
 	if err != nil && !os.IsNotExist(err) {
 		t.State, t.Err = "unknown", err
 		return t

@@ -42,7 +42,7 @@ func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result,
 			}
 			hash, ok := codexHookHash(h.event, h.matcher, h.hook)
 			if !ok {
-				return nil, fmt.Errorf("--trust: %s: the %s hook has fields whose trust hash is not known here; trust it with /hooks in codex", hf.path, h.event)
+				return nil, fmt.Errorf("--trust: %s: the %s hook has fields whose trust hash is not known here; %s", hf.path, h.event, c.TrustStep)
 			}
 			want = append(want, [2]string{codexHookKey(hf.path, h.event, h.group, h.index), hash})
 		}
@@ -53,7 +53,7 @@ func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result,
 	}
 	defer f.unlock()
 	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path, Created: f.data == nil}
-	if _, err := parseCodexState(f.path, f.data); err != nil {
+	if _, err := parseCodexState(c, f.path, f.data); err != nil {
 		return nil, fmt.Errorf("--trust: %w: fix it and run again", err)
 	}
 	doc := bytes.Clone(f.data)
@@ -63,14 +63,14 @@ func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result,
 	// Read back as Codex will: every record with its hash, in a file it
 	// accepts. A record appended after hooks.state was closed as an inline
 	// table, say, breaks the file and is refused here.
-	st, err := parseCodexState(f.path, doc)
+	st, err := parseCodexState(c, f.path, doc)
 	for _, w := range want {
 		if err == nil && st.Hooks.State[w[0]].TrustedHash != w[1] {
 			err = fmt.Errorf("the record of %s stayed unchanged", approvals.Visible(w[0]))
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--trust: %s holds hooks.state in a form install cannot add to (%v): trust the hooks with /hooks in codex", f.path, err)
+		return nil, fmt.Errorf("--trust: %s holds hooks.state in a form install cannot add to (%v): trust the hooks yourself (%s)", f.path, err, c.TrustStep)
 	}
 	if f.data == nil && len(doc) == 0 {
 		doc = nil
@@ -257,20 +257,21 @@ func tomlString(s string) string {
 	return string(append(b, '"'))
 }
 
-// parseCodexState reads config.toml's trust records from data. A file
-// Codex would refuse, not TOML or with a value of another type where a
-// record is read, is an error naming the file, line and column.
-func parseCodexState(path string, data []byte) (codexConfig, error) {
+// parseCodexState reads the trust records of c (Codex) in its
+// config.toml from data. A file c would refuse, not TOML or with a value
+// of another type where a record is read, is an error naming the file,
+// line and column.
+func parseCodexState(c *hooks.Client, path string, data []byte) (codexConfig, error) {
 	var st codexConfig
 	var de *toml.DecodeError
 	if err := toml.Unmarshal(data, &struct{}{}); errors.As(err, &de) {
 		row, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		return st, fmt.Errorf("%s:%d:%d is not valid TOML, which Codex refuses too: %s", path, row, col, approvals.Visible(msg))
+		return st, fmt.Errorf("%s:%d:%d is not valid TOML, which %s refuses too: %s", path, row, col, c.Display, approvals.Visible(msg))
 	}
 	if err := toml.Unmarshal(data, &st); errors.As(err, &de) {
 		row, col := de.Position()
-		return st, fmt.Errorf("%s:%d:%d: %s has a type Codex refuses there", path, row, col, approvals.Visible(dottedKey(de.Key())))
+		return st, fmt.Errorf("%s:%d:%d: %s has a type %s refuses there", path, row, col, approvals.Visible(dottedKey(de.Key())), c.Display)
 	} else if err != nil {
 		return st, fmt.Errorf("%s: %s", path, approvals.Visible(err.Error()))
 	}

@@ -2,6 +2,7 @@ package install
 
 import (
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,14 +115,14 @@ func TestSetTrustedHash(t *testing.T) {
 		{"no file", "", "[hooks.state.\"" + key + "\"]\ntrusted_hash = \"sha256:11\"\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := parseCodexState("config.toml", []byte(c.doc)); err != nil {
+			if _, err := parseCodexState(&hooks.CodexClient, "config.toml", []byte(c.doc)); err != nil {
 				t.Fatalf("the test's document: %v", err)
 			}
 			got := string(setTrustedHash([]byte(c.doc), key, h))
 			if got != c.want {
 				t.Fatalf("got:\n%s\nwant:\n%s", got, c.want)
 			}
-			st, err := parseCodexState("config.toml", []byte(got))
+			st, err := parseCodexState(&hooks.CodexClient, "config.toml", []byte(got))
 			if err != nil || st.Hooks.State[key].TrustedHash != h {
 				t.Fatalf("read back: %+v %v", st.Hooks.State, err)
 			}
@@ -139,7 +140,7 @@ func TestSetTrustedHashQuotesKeys(t *testing.T) {
 		"bare_key-1",
 	} {
 		doc := setTrustedHash([]byte("[hooks.state.x]\ntrusted_hash = \"a\"\n"), key, "sha256:22")
-		st, err := parseCodexState("config.toml", doc)
+		st, err := parseCodexState(&hooks.CodexClient, "config.toml", doc)
 		if err != nil {
 			t.Fatalf("%q:\n%s\n%v", key, doc, err)
 		}
@@ -165,7 +166,7 @@ func TestInstallCodexTrustInlineRecords(t *testing.T) {
 	if _, err := Install(env, o); err != nil {
 		t.Fatal(err)
 	}
-	st, err := readCodexState(config)
+	st, err := readCodexState(&hooks.CodexClient, config)
 	if err != nil || len(st.Hooks.State) != 2 {
 		t.Fatalf("records %+v %v", st.Hooks.State, err)
 	}

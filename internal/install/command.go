@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -329,4 +330,22 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// sharedServers adds server to the servers one hook command serves (a
+// shim's ARGS, a hook script) and gives the --not-server names it carries:
+// those it carried and those given, less the servers it serves (a server's
+// own --not-server would refuse its own tools). collide: some were left
+// out for that, so servers it serves collide with each other.
+func sharedServers(servers []string, server string, carried, given []string) (_, notServers []string, collide bool) {
+	if !slices.Contains(servers, server) {
+		servers = append(servers, server)
+	}
+	for _, n := range given {
+		if !slices.Contains(carried, n) {
+			carried = append(carried, n)
+		}
+	}
+	notServers = slices.DeleteFunc(slices.Clone(carried), func(n string) bool { return slices.Contains(servers, n) })
+	return servers, notServers, len(notServers) < len(carried)
 }

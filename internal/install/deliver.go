@@ -29,7 +29,7 @@ func checkDeliver(o Options) error {
 	}
 	if c, ok := hooks.FindClient(o.Client); !ok || c.PromptEvent == "" {
 		var supported []string
-		for _, c := range hooks.Clients {
+		for _, c := range hooks.ByName() {
 			if c.PromptEvent != "" {
 				supported = append(supported, c.Name)
 			}

@@ -21,7 +21,8 @@
 //   - hookfile.go: a client's JSON hook config; jsonedit.go: the editor, on
 //     hujson's syntax tree; groups.go: finding, merging and removing hooks;
 //     command.go: the hook command lines.
-//   - opencode.go: the plugin shim; cline.go: Cline's hook scripts.
+//   - shim.go: the plugin shim (hooks.Plugin); scripts.go: the hook
+//     scripts of a client that runs hook files (hooks.Scripts).
 //   - deliver.go: the human tools server's deliver hooks (--deliver).
 //   - codextrust.go: Codex's trust hash of a hook and the trust records in
 //     its config.toml; codextrust_install.go: --trust, which writes them.

@@ -2,8 +2,6 @@ package install
 
 import (
 	"bytes"
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/rogpeppe/go-internal/diff"
@@ -42,11 +39,11 @@ const BackupSuffix = ".interceptor-backup"
 
 // Env is where the clients keep their configs.
 type Env struct {
-	Home            string // the user's home
-	Project         string // the project dir (absolute), for project scope
-	CodexHome       string // $CODEX_HOME, else Home/.codex
-	ClaudeConfigDir string // $CLAUDE_CONFIG_DIR, else Home/.claude
-	XDGConfigHome   string // $XDG_CONFIG_HOME, else Home/.config
+	Home    string // the user's home
+	Project string // the project dir (absolute), for project scope
+	// Getenv reads the variables that move a config dir (hooks.Root.Var,
+	// e.g. $XDG_CONFIG_HOME); nil: none is set.
+	Getenv func(string) string
 }
 
 // EnvFromOS reads the environment; project is the project dir ("" = cwd).
@@ -63,17 +60,7 @@ func EnvFromOS(project string) (Env, error) {
 	if project, err = filepath.Abs(project); err != nil {
 		return Env{}, err
 	}
-	env := Env{Home: home, Project: project}
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		env.CodexHome = d
-	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		env.ClaudeConfigDir = d
-	}
-	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		env.XDGConfigHome = d
-	}
-	return env, nil
+	return Env{Home: home, Project: project, Getenv: os.Getenv}, nil
 }
 
 // Options say what to install.
@@ -122,7 +109,7 @@ type client interface {
 // Clients lists the client names install knows.
 func Clients() []string {
 	names := make([]string, 0, len(hooks.Clients))
-	for _, c := range hooks.Clients {
+	for _, c := range hooks.ByName() {
 		names = append(names, c.Name)
 	}
 	return names
@@ -135,9 +122,9 @@ func lookup(name string) (client, *hooks.Client, error) {
 	}
 	switch c.Layout {
 	case hooks.Plugin:
-		return opencode{c}, c, nil
+		return shim{c}, c, nil
 	case hooks.Scripts:
-		return cline{c, c.PreTool}, c, nil
+		return scripts{c, c.PreTool}, c, nil
 	}
 	return hookFile{c}, c, nil
 }
@@ -147,20 +134,21 @@ func (env Env) Resolve(p hooks.Path) string {
 	if p.Rel == "" {
 		return ""
 	}
-	var dir string
-	switch p.Root {
-	case hooks.ProjectDir:
-		dir = env.Project
-	case hooks.ClaudeConfigDir:
-		dir = cmp.Or(env.ClaudeConfigDir, filepath.Join(env.Home, ".claude"))
-	case hooks.CodexHome:
-		dir = cmp.Or(env.CodexHome, filepath.Join(env.Home, ".codex"))
-	case hooks.XDGConfigHome:
-		dir = cmp.Or(env.XDGConfigHome, filepath.Join(env.Home, ".config"))
-	default:
-		dir = env.Home
+	return filepath.Join(env.Dir(p.Root), filepath.FromSlash(p.Rel))
+}
+
+// Dir is the directory r is in this environment: the dir its variable
+// names, else its place under the home dir.
+func (env Env) Dir(r hooks.Root) string {
+	if r.Project {
+		return env.Project
 	}
-	return filepath.Join(dir, filepath.FromSlash(p.Rel))
+	if r.Var != "" && env.Getenv != nil {
+		if d := env.Getenv(r.Var); d != "" && (!r.AbsOnly || filepath.IsAbs(d)) {
+			return d
+		}
+	}
+	return filepath.Join(env.Home, r.Home)
 }
 
 // configPath is the file install edits for a client and scope.
@@ -370,10 +358,10 @@ func collisions(env Env, c *hooks.Client, server string) ([]string, []string) {
 
 // configFile is a config read for editing, locked until unlock.
 type configFile struct {
-	path string      // the real file (a symlinked config is edited where it points)
-	data []byte      // nil when it does not exist
-	mode fs.FileMode // kept on rewrite
-	lock *flock.Flock
+	path    string      // the real file (a symlinked config is edited where it points)
+	data    []byte      // nil when it does not exist
+	mode    fs.FileMode // kept on rewrite
+	release func()      // lets the lock go (nil: not locked)
 }
 
 // LockSuffix names the lock file next to a config (".NAME" + LockSuffix)
@@ -407,11 +395,8 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 		}
 	}
 	if _, err := os.Stat(dir); err == nil && lock {
-		f.lock = flock.New(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), flock.SetPermissions(0o600))
-		ctx, cancel := context.WithTimeout(context.Background(), lockWait)
-		defer cancel()
-		if ok, err := f.lock.TryLockContext(ctx, 20*time.Millisecond); !ok {
-			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds its lock (%s) for over %s: %v", f.path, f.lock.Path(), lockWait, err)
+		if f.release, err = privfs.Lock(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), "install", lockWait); err != nil {
+			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds it: %w", f.path, err)
 		}
 	}
 	data, mode, err := privfs.ReadRegular(f.path, "config", MaxConfig)
@@ -433,8 +418,8 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 }
 
 func (f *configFile) unlock() {
-	if f.lock != nil {
-		f.lock.Unlock()
+	if f.release != nil {
+		f.release()
 	}
 }
 
@@ -507,43 +492,15 @@ func writeNew(path string, data []byte) error {
 	return nil
 }
 
-// writeAtomic replaces path with data through a temp file in the same dir,
-// so a reader (the client starting up) never sees a half-written config.
+// writeAtomic replaces path with data through a temp file in the same
+// dir, synced, so a reader (the client starting up) never sees a
+// half-written config.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".interceptor-tmp-*")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		if !isWindows() {
-			return fail(err)
-		}
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return privfs.WriteFile(path, "config", data, privfs.WriteOptions{Mode: mode, Sync: true, Temp: "." + filepath.Base(path) + ".interceptor-tmp-"})
 }
 
 func readFileIfExists(path string) ([]byte, error) {

@@ -151,7 +151,7 @@ func checkCommentsKept(t *testing.T, before, after string) {
 func checkInstalled(t *testing.T, client, doc string) {
 	t.Helper()
 	if client == "cline" {
-		if want := "\nexec " + testBin + " inject --client cline --server wf\n"; !strings.HasSuffix(doc, want[1:]) || !strings.HasPrefix(doc, clineHeader) {
+		if want := "\nexec " + testBin + " inject --client cline --server wf\n"; !strings.HasSuffix(doc, want[1:]) || !strings.HasPrefix(doc, "#!/bin/sh\n# interceptor hook for Cline, written by `interceptor install cline`") {
 			t.Fatalf("script %q, want it to end in %q", doc, want)
 		}
 		return
@@ -451,7 +451,8 @@ func trustStates(t *testing.T, env Env, client string, scope Scope) map[string]s
 // config.toml Codex would refuse, and not for a hook changed since.
 func TestTrust(t *testing.T) {
 	env := testEnv(t)
-	env.CodexHome = filepath.Join(env.Home, "codex-home")
+	codexHome := filepath.Join(env.Home, "codex-home")
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }
 	bin := filepath.Join(env.Home, "bin", "interceptor")
 	mustWrite(t, bin, "#!/bin/sh\n", 0o755)
 	o := opts("codex", User)
@@ -481,7 +482,7 @@ func TestTrust(t *testing.T) {
 	pre, post := strings.Split(entries[0], "|"), strings.Split(entries[1], "|")
 	config := "model = \"x\"\n\n[hooks.state]\n" + post[0] + " = { trusted_hash = \"" + post[1] + "\" }\n" +
 		"\n[hooks.state." + pre[0] + "]\nenabled = true\ntrusted_hash = \"" + pre[1] + "\"\n"
-	configPath := filepath.Join(env.CodexHome, "config.toml")
+	configPath := filepath.Join(codexHome, "config.toml")
 	mustWrite(t, configPath, config, 0o600)
 	want("trusted")
 	mustWrite(t, configPath, strings.Replace(config, "enabled = true", "enabled = false", 1), 0o600)

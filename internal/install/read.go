@@ -112,7 +112,7 @@ func ReadShim(doc string) (Shim, bool) {
 // ScriptPath is the hook script install writes for a client of the
 // Scripts layout (Cline) at scope, for event (its PreTool or PostTool).
 func ScriptPath(env Env, c *hooks.Client, scope Scope, event string) string {
-	return cline{c, event}.path(env, scope)
+	return scripts{c, event}.path(env, scope)
 }
 
 // OtherScripts are the files, in every dir the client runs hook files from
@@ -130,5 +130,5 @@ func OtherScripts(env Env, c *hooks.Client, event string) []string {
 			skip = append(skip, ScriptPath(env, c, scope, ev))
 		}
 	}
-	return otherClineHooks(c, dirs, skip, event)
+	return otherScripts(c, dirs, skip, event)
 }

@@ -79,188 +79,226 @@ func childError(err error) (Result, error) {
 }
 
 func childrenTools(cs *children.Store, q *approvals.Store) []Tool {
-	str := func(args gjson.Result, names ...string) (string, error) {
-		for _, n := range names {
-			v := args.Get(n)
-			if !v.Exists() || v.Type == gjson.Null {
-				continue
-			}
-			if v.Type != gjson.String {
-				return "", fmt.Errorf("%s must be a string", n)
-			}
-			return v.Str, nil
-		}
-		return "", nil
-	}
-	num := func(args gjson.Result, name string) (int, error) {
-		v := args.Get(name)
+	return []Tool{createTool(cs), chatTool(cs), pollTool(cs, q), cancelTool(cs), listTool(cs, q)}
+}
+
+// strArg reads the first of names given, which must be a string ("": none
+// given).
+func strArg(args gjson.Result, names ...string) (string, error) {
+	for _, n := range names {
+		v := args.Get(n)
 		if !v.Exists() || v.Type == gjson.Null {
-			return 0, nil
+			continue
 		}
-		if v.Type != gjson.Number || v.Float() < 0 {
-			return 0, fmt.Errorf("%s must be a number >= 0", name)
+		if v.Type != gjson.String {
+			return "", fmt.Errorf("%s must be a string", n)
 		}
-		return int(v.Int()), nil
+		return v.Str, nil
 	}
-	return []Tool{
-		{
-			Name: "create",
-			Description: "Create a child agent (no chat yet): name (unique), client (" + strings.Join(children.ClientNames(), ", ") + "; " +
-				"default claude-code), working_dir, model, env (extra environment). Claude Code only: mcp_config (an object with " +
-				"mcpServers, or a file path), approve (regex of the tool names that wait for you; the others run), human_tools " +
-				"(a human tools file: its calls come to you as questions to answer). The other clients ask through the approve " +
-				"hook installed in their config; create fails without one unless approvals is false (the child then runs its " +
-				"tools unsupervised). Returns {type:created,id}.",
-			InputSchema: createSchema(),
-			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
-				c := children.Child{Env: map[string]string{}}
-				var err error
-				for _, f := range []struct {
-					dst  *string
-					name string
-				}{{&c.Name, "name"}, {&c.Client, "client"}, {&c.WorkingDir, "working_dir"}, {&c.Model, "model"}, {&c.Approve, "approve"}, {&c.HumanTools, "human_tools"}} {
-					if *f.dst, err = str(args, f.name); err != nil {
-						return childError(err)
-					}
-				}
-				if c.Client == "" {
-					c.Client = children.DefaultClient()
-				}
-				switch a := args.Get("approvals"); a.Type {
-				case gjson.False:
-					c.Unsupervised = true
-				case gjson.True, gjson.Null:
-				default:
-					return childError(errors.New("approvals must be true or false"))
-				}
-				switch m := args.Get("mcp_config"); {
-				case m.IsObject():
-					c.MCPConfig = m.Raw
-				case m.Type == gjson.String:
-					c.MCPConfig = m.Str
-				case m.Exists() && m.Type != gjson.Null:
-					return childError(errors.New("mcp_config must be an object or a file path"))
-				}
-				env := args.Get("env")
-				if env.Exists() && env.Type != gjson.Null && !env.IsObject() {
-					return childError(errors.New("env must be an object of strings"))
-				}
-				var bad error
-				env.ForEach(func(k, v gjson.Result) bool {
-					if v.Type != gjson.String || k.Str == "" || strings.ContainsAny(k.Str, "=\x00") {
-						bad = fmt.Errorf("env.%s must be a string (and its name a variable name)", k.Str)
-						return false
-					}
-					c.Env[k.Str] = v.Str
-					return true
-				})
-				if bad != nil {
-					return childError(bad)
-				}
-				c, err = cs.Create(c)
-				if err != nil {
-					return childError(err)
-				}
-				out, _ := sjson.Set(`{"type":"created"}`, "id", c.ID)
-				out, _ = sjson.Set(out, "name", c.Name)
-				out, _ = sjson.Set(out, "client", c.Client)
-				return Result{Text: out}, nil
-			},
+	return "", nil
+}
+
+// numArg reads a number >= 0 (0: not given).
+func numArg(args gjson.Result, name string) (int, error) {
+	v := args.Get(name)
+	if !v.Exists() || v.Type == gjson.Null {
+		return 0, nil
+	}
+	if v.Type != gjson.Number || v.Float() < 0 {
+		return 0, fmt.Errorf("%s must be a number >= 0", name)
+	}
+	return int(v.Int()), nil
+}
+
+// createDescription is create's description; which clients take which
+// options comes from the clients' descriptions.
+func createDescription() string {
+	var routed, hooked []string
+	for _, c := range children.Clients() {
+		if c.Traits().HookApprovals {
+			hooked = append(hooked, c.Display())
+		} else {
+			routed = append(routed, c.Display())
+		}
+	}
+	return "Create a child agent (no chat yet): name (unique), client (" + strings.Join(children.ClientNames(), ", ") + "; " +
+		"default " + children.DefaultClient() + "), working_dir, model, env (extra environment). " + strings.Join(routed, ", ") + " only: mcp_config (an object with " +
+		"mcpServers, or a file path), approve (regex of the tool names that wait for you; the others run), human_tools " +
+		"(a human tools file: its calls come to you as questions to answer). " + strings.Join(hooked, ", ") + " ask through the approve " +
+		"hook installed in their config; create fails without one unless approvals is false (the child then runs its " +
+		"tools unsupervised). Returns {type:created,id}."
+}
+
+func createTool(cs *children.Store) Tool {
+	return Tool{
+		Name:        "create",
+		Description: createDescription(),
+		InputSchema: createSchema(),
+		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+			c, err := childFromArgs(args)
+			if err != nil {
+				return childError(err)
+			}
+			if c, err = cs.Create(c); err != nil {
+				return childError(err)
+			}
+			out, _ := sjson.Set(`{"type":"created"}`, "id", c.ID)
+			out, _ = sjson.Set(out, "name", c.Name)
+			out, _ = sjson.Set(out, "client", c.Client)
+			return Result{Text: out}, nil
 		},
-		{
-			Name: "chat_async",
-			Description: "Start a chat with a child (by name or id) and return at once with its session_id; follow it with " +
-				"poll. Each chat resumes the child's own session, so it keeps the context of the earlier chats.",
-			InputSchema: `{"type":"object","properties":{"name":{"type":"string"},"id":{"type":"string"},"prompt":{"type":"string"}},"required":["prompt"]}`,
-			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
-				who, err := str(args, "name", "id")
-				if err != nil {
-					return childError(err)
-				}
-				prompt, err := str(args, "prompt")
-				if err != nil {
-					return childError(err)
-				}
-				if who == "" {
-					return childError(errors.New("name (or id) is required"))
-				}
-				chat, err := cs.StartChat(who, prompt)
-				if err != nil {
-					return childError(err)
-				}
-				out, _ := sjson.Set(`{"type":"started"}`, "session_id", chat.ID)
-				return Result{Text: out}, nil
-			},
+	}
+}
+
+// childFromArgs reads create's arguments.
+func childFromArgs(args gjson.Result) (children.Child, error) {
+	c := children.Child{Env: map[string]string{}}
+	var err error
+	for _, f := range []struct {
+		dst  *string
+		name string
+	}{{&c.Name, "name"}, {&c.Client, "client"}, {&c.WorkingDir, "working_dir"}, {&c.Model, "model"}, {&c.Approve, "approve"}, {&c.HumanTools, "human_tools"}} {
+		if *f.dst, err = strArg(args, f.name); err != nil {
+			return c, err
+		}
+	}
+	if c.Client == "" {
+		c.Client = children.DefaultClient()
+	}
+	switch a := args.Get("approvals"); a.Type {
+	case gjson.False:
+		c.Unsupervised = true
+	case gjson.True, gjson.Null:
+	default:
+		return c, errors.New("approvals must be true or false")
+	}
+	switch m := args.Get("mcp_config"); {
+	case m.IsObject():
+		c.MCPConfig = m.Raw
+	case m.Type == gjson.String:
+		c.MCPConfig = m.Str
+	case m.Exists() && m.Type != gjson.Null:
+		return c, errors.New("mcp_config must be an object or a file path")
+	}
+	env := args.Get("env")
+	if env.Exists() && env.Type != gjson.Null && !env.IsObject() {
+		return c, errors.New("env must be an object of strings")
+	}
+	var bad error
+	env.ForEach(func(k, v gjson.Result) bool {
+		if v.Type != gjson.String || k.Str == "" || strings.ContainsAny(k.Str, "=\x00") {
+			bad = fmt.Errorf("env.%s must be a string (and its name a variable name)", k.Str)
+			return false
+		}
+		c.Env[k.Str] = v.Str
+		return true
+	})
+	return c, bad
+}
+
+func chatTool(cs *children.Store) Tool {
+	return Tool{
+		Name: "chat_async",
+		Description: "Start a chat with a child (by name or id) and return at once with its session_id; follow it with " +
+			"poll. Each chat resumes the child's own session, so it keeps the context of the earlier chats.",
+		InputSchema: `{"type":"object","properties":{"name":{"type":"string"},"id":{"type":"string"},"prompt":{"type":"string"}},"required":["prompt"]}`,
+		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+			who, err := strArg(args, "name", "id")
+			if err != nil {
+				return childError(err)
+			}
+			prompt, err := strArg(args, "prompt")
+			if err != nil {
+				return childError(err)
+			}
+			if who == "" {
+				return childError(errors.New("name (or id) is required"))
+			}
+			chat, err := cs.StartChat(who, prompt)
+			if err != nil {
+				return childError(err)
+			}
+			out, _ := sjson.Set(`{"type":"started"}`, "session_id", chat.ID)
+			return Result{Text: out}, nil
 		},
-		{
-			Name: "poll",
-			Description: "Events of a chat from from_seq on (default 0; any number of readers can replay), at most limit, " +
-				"with its status (running, awaiting_permission, complete, failed) and its pending approvals (answer them " +
-				"with respond). wait_seconds (max 600) waits until there is something new.",
-			InputSchema: `{"type":"object","properties":{"session_id":{"type":"string"},"from_seq":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"wait_seconds":{"type":"number","minimum":0,"maximum":600}},"required":["session_id"]}`,
-			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
-				id, err := str(args, "session_id")
-				if err != nil {
-					return childError(err)
+	}
+}
+
+func pollTool(cs *children.Store, q *approvals.Store) Tool {
+	return Tool{
+		Name: "poll",
+		Description: "Events of a chat from from_seq on (default 0; any number of readers can replay), at most limit, " +
+			"with its status (running, awaiting_permission, complete, failed) and its pending approvals (answer them " +
+			"with respond). wait_seconds (max 600) waits until there is something new.",
+		InputSchema: `{"type":"object","properties":{"session_id":{"type":"string"},"from_seq":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"wait_seconds":{"type":"number","minimum":0,"maximum":600}},"required":["session_id"]}`,
+		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+			id, err := strArg(args, "session_id")
+			if err != nil {
+				return childError(err)
+			}
+			r := children.PollRequest{ChatID: id}
+			if r.FromSeq, err = numArg(args, "from_seq"); err != nil {
+				return childError(err)
+			}
+			if r.Limit, err = numArg(args, "limit"); err != nil {
+				return childError(err)
+			}
+			if w := args.Get("wait_seconds"); w.Exists() && w.Type != gjson.Null {
+				if w.Type != gjson.Number || w.Float() < 0 {
+					return childError(errors.New("wait_seconds must be a number >= 0"))
 				}
-				r := children.PollRequest{ChatID: id}
-				if r.FromSeq, err = num(args, "from_seq"); err != nil {
-					return childError(err)
-				}
-				if r.Limit, err = num(args, "limit"); err != nil {
-					return childError(err)
-				}
-				if w := args.Get("wait_seconds"); w.Exists() && w.Type != gjson.Null {
-					if w.Type != gjson.Number || w.Float() < 0 {
-						return childError(errors.New("wait_seconds must be a number >= 0"))
-					}
-					r.Wait = time.Duration(min(w.Float(), maxWait) * float64(time.Second))
-				}
-				out, err := cs.Poll(ctx, q, r)
-				if err != nil {
-					return childError(err)
-				}
-				return Result{Text: out}, nil
-			},
+				r.Wait = time.Duration(min(w.Float(), maxWait) * float64(time.Second))
+			}
+			out, err := cs.Poll(ctx, q, r)
+			if err != nil {
+				return childError(err)
+			}
+			return Result{Text: out}, nil
 		},
-		{
-			Name:        "cancel",
-			Description: "Cancel a running chat (session_id): its client and every process it started end; the chat is failed.",
-			InputSchema: `{"type":"object","properties":{"session_id":{"type":"string"}},"required":["session_id"]}`,
-			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
-				id, err := str(args, "session_id")
-				if err != nil {
-					return childError(err)
-				}
-				st, err := cs.Cancel(id)
-				if err != nil {
-					return childError(err)
-				}
-				out, _ := sjson.Set(`{"type":"ok"}`, "session_id", id)
-				out, _ = sjson.Set(out, "status", string(st))
-				return Result{Text: out}, nil
-			},
+	}
+}
+
+func cancelTool(cs *children.Store) Tool {
+	return Tool{
+		Name:        "cancel",
+		Description: "Cancel a running chat (session_id): its client and every process it started end; the chat is failed.",
+		InputSchema: `{"type":"object","properties":{"session_id":{"type":"string"}},"required":["session_id"]}`,
+		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+			id, err := strArg(args, "session_id")
+			if err != nil {
+				return childError(err)
+			}
+			st, err := cs.Cancel(id)
+			if err != nil {
+				return childError(err)
+			}
+			out, _ := sjson.Set(`{"type":"ok"}`, "session_id", id)
+			out, _ = sjson.Set(out, "status", string(st))
+			return Result{Text: out}, nil
 		},
-		{
-			Name:        "list",
-			Description: "The children, oldest first, each with its latest chat's session_id and status.",
-			InputSchema: `{"type":"object","properties":{}}`,
-			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
-				all, err := cs.List()
-				if err != nil {
-					return childError(err)
+	}
+}
+
+func listTool(cs *children.Store, q *approvals.Store) Tool {
+	return Tool{
+		Name:        "list",
+		Description: "The children, oldest first, each with its latest chat's session_id and status.",
+		InputSchema: `{"type":"object","properties":{}}`,
+		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
+			all, err := cs.List()
+			if err != nil {
+				return childError(err)
+			}
+			var b strings.Builder
+			b.WriteString(`{"type":"ok","children":[`)
+			for i, c := range all {
+				if i > 0 {
+					b.WriteByte(',')
 				}
-				var b strings.Builder
-				b.WriteString(`{"type":"ok","children":[`)
-				for i, c := range all {
-					if i > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteString(cs.Summary(q, c))
-				}
-				b.WriteString("]}")
-				return Result{Text: b.String()}, nil
-			},
+				b.WriteString(cs.Summary(q, c))
+			}
+			b.WriteString("]}")
+			return Result{Text: b.String()}, nil
 		},
 	}
 }

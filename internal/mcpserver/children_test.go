@@ -11,6 +11,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -184,5 +185,23 @@ func TestCreateRoutesAndOptions(t *testing.T) {
 	list, _ := callTool(t, tools, "list", `{}`)
 	if got := list.Get("children.0.human_tools").Str; got != decl {
 		t.Errorf("list shows human_tools %q, want %q: %s", got, decl, list.Raw)
+	}
+}
+
+// create's description says which clients take the per-child options and
+// which ask through their approve hook, from the clients' descriptions: a
+// client added there is named in it.
+func TestCreateDescriptionFollowsTheClients(t *testing.T) {
+	tenth := hooks.GeminiClient
+	tenth.Name, tenth.Display = "tenth", "Tenth Agent"
+	saved := hooks.Clients
+	hooks.Clients = append(append([]*hooks.Client{}, saved...), &tenth)
+	t.Cleanup(func() { hooks.Clients = saved })
+	d := createDescription()
+	for _, want := range []string{"client (claude-code, codex, gemini, opencode, tenth; default claude-code)",
+		"Claude Code only: mcp_config", "Codex, Gemini CLI, OpenCode, Tenth Agent ask through the approve hook"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("create's description lacks %q: %s", want, d)
+		}
 	}
 }

@@ -9,17 +9,29 @@ import (
 )
 
 // Locked runs fn holding an exclusive flock on the private lock file path
-// (created 0600 if missing, checked by CheckLockFile), waiting at most
-// timeout for another holder; what names the lock in the error.
+// (Lock).
+func Locked(path, what string, timeout time.Duration, fn func() error) error {
+	unlock, err := Lock(path, what, timeout)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
+// Lock takes an exclusive flock on the lock file path (created 0600 if
+// missing, checked by CheckLockFile), waiting at most timeout for another
+// holder; what names the lock in the error. unlock lets it go. The kernel
+// lets a lock go with its holder, so a dead holder's lock is free.
 //
 // It waits in a blocking flock, which the kernel hands to waiters in turn,
 // rather than polling, which can starve one waiter among many (64 hooks on
 // two cores: a poller that wakes while the lock is briefly free between two
 // others' holds keeps losing). A wait that times out is abandoned in its
 // goroutine, which lets the lock go if it gets it later.
-func Locked(path, what string, timeout time.Duration, fn func() error) error {
+func Lock(path, what string, timeout time.Duration) (unlock func(), err error) {
 	if err := CheckLockFile(path); err != nil {
-		return err
+		return nil, err
 	}
 	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	acquired := make(chan error, 1)
@@ -29,7 +41,7 @@ func Locked(path, what string, timeout time.Duration, fn func() error) error {
 	select {
 	case err := <-acquired:
 		if err != nil {
-			return fmt.Errorf("%s lock %s: %w", what, path, err)
+			return nil, fmt.Errorf("%s lock %s: %w", what, path, err)
 		}
 	case <-timer.C:
 		go func() {
@@ -37,8 +49,7 @@ func Locked(path, what string, timeout time.Duration, fn func() error) error {
 				lk.Unlock()
 			}
 		}()
-		return fmt.Errorf("%s lock %s: still held by another process after %s", what, path, timeout)
+		return nil, fmt.Errorf("%s lock %s: still held by another process after %s", what, path, timeout)
 	}
-	defer lk.Unlock()
-	return fn()
+	return func() { lk.Unlock() }, nil
 }

@@ -4,6 +4,11 @@
 // read files without following links or blocking on a FIFO. ReadRegular is
 // the bounded reader of the files that are not private (the clients'
 // configs): regular files only, never blocking, at most so many bytes.
+//
+// It is also the one way files are written and locked: WriteFile and
+// Prepare replace a file whole through a temp file beside it (replace.go),
+// and Lock and Locked take a lock file in a blocking flock with a timeout
+// (lock.go).
 package privfs
 
 import (

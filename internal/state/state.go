@@ -9,8 +9,8 @@
 //	                                           sessions whose hash starts xx
 //	tokens/<server>/.lock-current              serializes writers of current.json
 //
-// Writers write a temp file, take the lock of what they replace and rename
-// it over the old one, so a reader (which takes no lock) sees the old or the
+// Writers write a temp file (privfs.Prepare), take the lock of what they
+// replace and rename it over the old one, so a reader (which takes no lock) sees the old or the
 // new record, never a torn or empty one. The locks are sharded by session:
 // writers of different sessions rarely queue for each other, and gc never
 // holds a lock a hook waits on for more than one small batch. Session ids
@@ -46,7 +46,7 @@ const (
 	currentFile = "current.json"
 	lockPrefix  = ".lock-"
 	currentLock = ".lock-current"
-	tempPrefix  = ".tmp-"
+	tempPrefix  = privfs.TempPrefix
 	maxRecord   = 1 << 20 // a token is at most 16 KiB, its history at most maxHistory
 	maxHistory  = 256 << 10
 )
@@ -390,91 +390,108 @@ func (s *Store) update(rec Record, alsoCurrent bool, fn func(token.Holding) (tok
 	default:
 		return err
 	}
-	own := filepath.Join(dir, SessionFile(rec.Session))
-	names := []string{currentFile}
+	w := &recordWrite{s: s, rec: rec, dir: dir, fn: fn, names: []string{currentFile}}
+	locks := []string{currentLock}
 	if rec.Session != "" {
-		names = []string{SessionFile(rec.Session)}
+		w.names, locks = []string{SessionFile(rec.Session)}, []string{lockOf(SessionFile(rec.Session))}
 		if alsoCurrent {
-			names = append(names, currentFile)
+			w.names, locks = append(w.names, currentFile), append(locks, currentLock)
 		}
 	}
-	var temps []string
-	defer func() {
-		for _, t := range temps {
-			os.Remove(t) // no-op once renamed
-		}
-	}()
+	defer w.discard()
 	// The new record depends on the old one. It is read and the new one
 	// written before the lock is taken; under the lock a stat checks the
 	// old file was not replaced since (files are only ever renamed over, so
 	// a replaced file is another inode), and writers still queue for
 	// renames, not for disk writes. Another writer of the same session in
 	// between means doing it again, under the lock.
-	prepare := func() (seen fs.FileInfo, write bool, err error) {
-		seen, _ = os.Lstat(own)
-		prev, err := readRecord(own)
-		if err != nil {
-			prev = Record{} // none yet, or unreadable: start afresh
-		}
-		held := token.Holding{}
-		for n, l := range prev.Holding {
-			held[n] = token.Live{Values: slices.Clone(l.Values), Default: l.Default, Withdrawn: l.Withdrawn}
-		}
-		held, write = fn(held)
-		if !write {
-			return seen, false, nil
-		}
-		if _, err := s.ensureServerDir(rec.Server); err != nil {
-			return nil, false, err
-		}
-		rec.Holding = bounded(held)
-		data, err := encodeRecord(rec)
-		if err != nil {
-			return nil, false, fmt.Errorf("encoding token record: %w", err)
-		}
-		tmp, err := writeTemp(dir, data)
-		if err != nil {
-			return nil, false, err
-		}
-		temps = append(temps, tmp)
-		if len(names) == 2 {
-			second := tmp + ".current"
-			if err := os.Link(tmp, second); err != nil {
-				// A file system without hard links: write a second copy.
-				if second, err = writeTemp(dir, data); err != nil {
-					return nil, false, err
-				}
-			}
-			temps = append(temps, second)
-		}
-		return seen, true, nil
-	}
-	seen, write, err := prepare()
+	seen, write, err := w.prepare()
 	if err != nil || !write {
 		return err
 	}
-	locks := []string{lockOf(SessionFile(rec.Session))}
-	if len(names) == 2 {
-		locks = append(locks, currentLock)
-	}
 	return s.locked(dir, locks, func() error {
-		if now, _ := os.Lstat(own); (now == nil) != (seen == nil) || now != nil && !os.SameFile(now, seen) {
-			for _, t := range temps {
-				os.Remove(t)
-			}
-			temps = temps[:0]
-			if _, write, err := prepare(); err != nil || !write {
+		if now, _ := os.Lstat(w.own()); (now == nil) != (seen == nil) || now != nil && !os.SameFile(now, seen) {
+			w.discard()
+			if _, write, err := w.prepare(); err != nil || !write {
 				return err
 			}
 		}
-		for i, name := range names {
-			dst := filepath.Join(dir, name)
-			if err := os.Rename(temps[len(temps)-len(names)+i], dst); err != nil {
-				return fmt.Errorf("token file %s: %w", dst, err)
+		for _, r := range w.reps {
+			if err := r.Commit(); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
+}
+
+// recordWrite is one update of a record: the files it replaces (names, in
+// dir: the session's, and current's too when asked), and the new record
+// written beside them, not yet in place (reps, one per name).
+type recordWrite struct {
+	s     *Store
+	rec   Record
+	dir   string
+	names []string
+	fn    func(token.Holding) (token.Holding, bool)
+	reps  []*privfs.Replacement
+}
+
+// own is the file the new record is built from.
+func (w *recordWrite) own() string { return filepath.Join(w.dir, w.names[0]) }
+
+// prepare reads the record (seen is its file as it was), lets fn change
+// what it holds and, if fn says so, writes the new one beside it.
+func (w *recordWrite) prepare() (seen fs.FileInfo, write bool, err error) {
+	seen, _ = os.Lstat(w.own())
+	prev, err := readRecord(w.own())
+	if err != nil {
+		prev = Record{} // none yet, or unreadable: start afresh
+	}
+	held := token.Holding{}
+	for n, l := range prev.Holding {
+		held[n] = token.Live{Values: slices.Clone(l.Values), Default: l.Default, Withdrawn: l.Withdrawn}
+	}
+	held, write = w.fn(held)
+	if !write {
+		return seen, false, nil
+	}
+	if _, err := w.s.ensureServerDir(w.rec.Server); err != nil {
+		return nil, false, err
+	}
+	w.rec.Holding = bounded(held)
+	data, err := encodeRecord(w.rec)
+	if err != nil {
+		return nil, false, fmt.Errorf("encoding token record: %w", err)
+	}
+	// No fsync (WriteOptions.Sync): a process killed at any point leaves
+	// the old or the new token (the page cache survives it), and on a
+	// power loss a file system that loses the data of a renamed file
+	// leaves a record that fails to parse, which the reader reports
+	// instead of using. A token dies with its agent session anyway; an
+	// fsync would cost every tool call a disk flush.
+	r, err := privfs.Prepare(w.own(), "token file", data, privfs.WriteOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	w.reps = append(w.reps, r)
+	if len(w.names) == 2 {
+		// The same record as the server's current one: a hard link to it,
+		// not a second write.
+		if r, err = r.Also(filepath.Join(w.dir, w.names[1]), data); err != nil {
+			return nil, false, err
+		}
+		w.reps = append(w.reps, r)
+	}
+	return seen, true, nil
+}
+
+// discard drops the new record's files not yet in place.
+func (w *recordWrite) discard() {
+	for _, r := range w.reps {
+		r.Discard()
+	}
+	w.reps = w.reps[:0]
 }
 
 // bounded cuts the oldest values so that a record stays small (maxHistory
@@ -750,33 +767,6 @@ func (s *Store) locked(dir string, locks []string, fn func() error) error {
 	return privfs.Locked(filepath.Join(dir, locks[0]), "token", s.LockTimeout, func() error {
 		return s.locked(dir, locks[1:], fn)
 	})
-}
-
-// writeTemp writes data to a new private temp file in dir, to be renamed
-// over a token file: a rename replaces a planted symlink instead of following
-// it, and readers see the old file or the new one, never a torn one.
-//
-// No fsync: a process killed at any point leaves the old or the new token
-// (the page cache survives it), and on a power loss a file system that loses
-// the data of a renamed file leaves a record that fails to parse, which the
-// reader reports instead of using. A token dies with its agent session
-// anyway; an fsync would cost every tool call a disk flush.
-func writeTemp(dir string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
-	if err != nil {
-		return "", fmt.Errorf("state dir %s: %w", dir, err)
-	}
-	tmp := f.Name() // CreateTemp makes it 0600; a umask can only take bits away
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return "", fmt.Errorf("token file %s: %w", tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("token file %s: %w", tmp, err)
-	}
-	return tmp, nil
 }
 
 func removeFile(path string) error {

@@ -330,3 +330,22 @@ func TestParseHandlesErrors(t *testing.T) {
 		t.Fatalf("cursor = %+v %v", m, err)
 	}
 }
+
+// A handle's type, lifetime and stand_ins take one of their words; any
+// other is refused naming the handle and the words.
+func TestHandleChoices(t *testing.T) {
+	for field, want := range map[string]string{
+		"type":      `want "string" or "number"`,
+		"lifetime":  `want "rotates" or "stable"`,
+		"stand_ins": `want "long", "all" or "none"`,
+	} {
+		_, err := ParseHandles([]byte(`{"handles":[{"name":"pid","`+field+`":"odd","from":[{"tools":["t"],"text":"(\\d+)"}]}]}`), "h.json")
+		if err == nil || !strings.Contains(err.Error(), `handles[0] ("pid"): `+field+` "odd": `+want) {
+			t.Errorf("%s odd: %v", field, err)
+		}
+	}
+	specs, err := ParseHandles([]byte(`{"handles":[{"name":"pid","type":"number","lifetime":"stable","stand_ins":"none","starts":["t"],"from":[{"tools":["t"],"text":"(\\d+)"}]}]}`), "h.json")
+	if err != nil || specs[0].Kind != KindNumber || specs[0].Lifetime != Stable || specs[0].StandIns != StandInsNone {
+		t.Errorf("%+v, %v", specs, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,21 +84,9 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 	if s.Arg == "" {
 		s.Arg = s.Name
 	}
-	kind, err := oneOf(h, at, "type", "string", "number")
-	if err != nil {
+	if err := parseChoices(h, at, &s); err != nil {
 		return s, err
 	}
-	s.Kind = Kind(kind)
-	life, err := oneOf(h, at, "lifetime", "rotates", "stable")
-	if err != nil {
-		return s, err
-	}
-	s.Lifetime = Lifetime(life)
-	standIns, err := oneOf(h, at, "stand_ins", "long", "all", "none")
-	if err != nil {
-		return s, err
-	}
-	s.StandIns = StandIns(standIns)
 	if s.From, err = parseSources(h.Get("from"), at+".from"); err != nil {
 		return s, err
 	}
@@ -110,26 +99,8 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 		}
 	}
 	if to := h.Get("to"); to.Exists() {
-		if !to.IsObject() {
-			return s, fmt.Errorf("%s.to: not an object", at)
-		}
-		if err := onlyKeys(to, at+".to", "tools", "match"); err != nil {
+		if err := parseTo(to, at+".to", &s); err != nil {
 			return s, err
-		}
-		if s.To, err = strs(to, at+".to", "tools"); err != nil {
-			return s, err
-		}
-		match, err := str(to, at+".to", "match", false)
-		if err != nil {
-			return s, err
-		}
-		if match != "" {
-			if s.ToMatch, err = regexp.Compile(`^(?:` + match + `)$`); err != nil {
-				return s, fmt.Errorf("%s.to.match: %v", at, err)
-			}
-		}
-		if !s.Declared() {
-			return s, fmt.Errorf("%s.to names no tools and no match", at)
 		}
 	}
 	pattern, err := str(h, at, "pattern", false)
@@ -151,6 +122,70 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// parseChoices reads a handle's type, lifetime and stand_ins, each one
+// of a few words.
+func parseChoices(h gjson.Result, at string, s *Spec) error {
+	kind, err := choice(h, at, "type", "string", "number")
+	if err != nil {
+		return err
+	}
+	life, err := choice(h, at, "lifetime", "rotates", "stable")
+	if err != nil {
+		return err
+	}
+	standIns, err := choice(h, at, "stand_ins", "long", "all", "none")
+	if err != nil {
+		return err
+	}
+	s.Kind, s.Lifetime, s.StandIns = [...]Kind{KindString, KindNumber}[kind], [...]Lifetime{Rotates, Stable}[life],
+		[...]StandIns{StandInsLong, StandInsAll, StandInsNone}[standIns]
+	return nil
+}
+
+// choice reads key, one of words (absent or "": the first); it returns
+// the index of the word given.
+func choice(h gjson.Result, at, key string, words ...string) (int, error) {
+	v, err := str(h, at, key, false)
+	if err != nil || v == "" {
+		return 0, err
+	}
+	if i := slices.Index(words, v); i >= 0 {
+		return i, nil
+	}
+	want := make([]string, len(words))
+	for i, w := range words {
+		want[i] = strconv.Quote(w)
+	}
+	return 0, fmt.Errorf(`%s: %s %q: want %s or %s`, at, key, v, strings.Join(want[:len(want)-1], ", "), want[len(want)-1])
+}
+
+// parseTo reads a handle's to (at), the tools it goes into.
+func parseTo(to gjson.Result, at string, s *Spec) error {
+	var err error
+	if !to.IsObject() {
+		return fmt.Errorf("%s: not an object", at)
+	}
+	if err := onlyKeys(to, at, "tools", "match"); err != nil {
+		return err
+	}
+	if s.To, err = strs(to, at, "tools"); err != nil {
+		return err
+	}
+	match, err := str(to, at, "match", false)
+	if err != nil {
+		return err
+	}
+	if match != "" {
+		if s.ToMatch, err = regexp.Compile(`^(?:` + match + `)$`); err != nil {
+			return fmt.Errorf("%s.match: %v", at, err)
+		}
+	}
+	if !s.Declared() {
+		return fmt.Errorf("%s names no tools and no match", at)
+	}
+	return nil
 }
 
 func parseSources(v gjson.Result, at string) ([]Source, error) {
@@ -231,33 +266,6 @@ func jsonPath(p string) (string, error) {
 		parts[i] = gjson.Escape(k)
 	}
 	return strings.Join(parts, "."), nil
-}
-
-// oneOf reads a string member that must be one of options (absent: the
-// first) and returns its index among them: the constants of Kind, Lifetime
-// and StandIns are numbered in the options' order.
-func oneOf(obj gjson.Result, at, key string, options ...string) (uint8, error) {
-	v, err := str(obj, at, key, false)
-	if err != nil || v == "" {
-		return 0, err
-	}
-	for i, o := range options {
-		if v == o {
-			return uint8(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%s: %s %q: want %s", at, key, v, quoteList(options))
-}
-
-func quoteList(options []string) string {
-	q := make([]string, len(options))
-	for i, o := range options {
-		q[i] = strconv.Quote(o)
-	}
-	if len(q) == 2 {
-		return q[0] + " or " + q[1]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // onlyKeys refuses a member not in keys.

@@ -2,7 +2,6 @@ package install
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -12,13 +11,13 @@ import (
 	"github.com/interceptor-dev/interceptor/recipes"
 )
 
-// opencode writes OpenCode's plugin shim (recipes/opencode/interceptor.ts)
+// shim writes the plugin shim (hooks.Plugin: recipes/opencode/interceptor.ts)
 // into the plugin dir, with only its constant lines filled in: BIN, ARGS
 // (the --server names and hook options), CAPTURE_ARGS (--redact),
 // APPROVE_ARGS (--approve) and DELIVER_ARGS (--deliver: the human tools
 // servers). One shim serves every server installed into the same dir. Kilo
-// gets the same shim, its comments naming Kilo's files (kiloShim).
-type opencode struct{ c *hooks.Client }
+// gets the same shim, its comments naming Kilo's files (otherShim).
+type shim struct{ c *hooks.Client }
 
 const (
 	// shimHeader starts every shim install writes: "OpenCode." or Kilo's.
@@ -30,7 +29,7 @@ const (
 	shimDeliverArgs = "const DELIVER_ARGS: string[] ="
 )
 
-func (o opencode) path(env Env, scope Scope) string { return env.configPath(o.c, scope) }
+func (o shim) path(env Env, scope Scope) string { return env.configPath(o.c, scope) }
 
 // shimConfig is what the constant lines hold.
 type shimConfig struct {
@@ -92,13 +91,18 @@ func tsArray(vals []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
+// shimOf is the client recipes.OpenCodeShim is written for; a client
+// whose payloads are that client's (Kilo CLI) gets it with its comments
+// naming the client's own files (otherShim).
+var shimOf = &hooks.OpenCodeClient
+
 // renderShim fills the constant lines of the shim template, written for
-// client (OpenCode or Kilo).
+// client.
 func renderShim(client *hooks.Client, c shimConfig) (string, error) {
 	tmpl := recipes.OpenCodeShim
-	if client.Name != hooks.OpenCodeClient.Name {
+	if client.Name != shimOf.Name {
 		var err error
-		if tmpl, err = kiloShim(client); err != nil {
+		if tmpl, err = otherShim(client); err != nil {
 			return "", err
 		}
 	}
@@ -126,20 +130,20 @@ func renderShim(client *hooks.Client, c shimConfig) (string, error) {
 		found++
 	}
 	if found != 5 {
-		return "", errors.New("the embedded OpenCode shim lacks its BIN/ARGS/CAPTURE_ARGS/APPROVE_ARGS/DELIVER_ARGS lines")
+		return "", fmt.Errorf("the embedded %s shim lacks its BIN/ARGS/CAPTURE_ARGS/APPROVE_ARGS/DELIVER_ARGS lines", shimOf.Display)
 	}
 	return strings.Join(lines, ""), nil
 }
 
-// kiloShim is the shim template with its comments naming client's files
-// instead of OpenCode's: the header, the config file (opencode.json; each
+// otherShim is the shim template with its comments naming client's files
+// instead of shimOf's: the header, the config file (opencode.json; each
 // client's is named after it) and the plugin dirs. The code, --client
-// opencode included, stays: the plugin API and payloads are OpenCode's.
-func kiloShim(client *hooks.Client) (string, error) {
-	oc := hooks.OpenCodeClient
+// opencode included, stays: the plugin API and payloads are shimOf's.
+func otherShim(client *hooks.Client) (string, error) {
+	oc := shimOf
 	tmpl := recipes.OpenCodeShim
 	for _, r := range []struct{ from, to string }{
-		{shimHeader + oc.Display + ".\n", shimHeader + client.Display + ", which is OpenCode underneath: the same plugin\n// API and payloads, so it runs interceptor with --client opencode.\n"},
+		{shimHeader + oc.Display + ".\n", shimHeader + client.Display + ", which is " + oc.Display + " underneath: the same plugin\n// API and payloads, so it runs interceptor with --client " + oc.Name + ".\n"},
 		{oc.Name + ".json", client.Name + ".json"},
 		{oc.Project.Rel, client.Project.Rel},
 		{"~/.config/" + oc.User.Rel, "~/.config/" + client.User.Rel},
@@ -154,7 +158,7 @@ func kiloShim(client *hooks.Client) (string, error) {
 			}
 		}
 		if n == 0 {
-			return "", fmt.Errorf("the embedded OpenCode shim has no comment naming %q to write %s's name into", r.from, client.Display)
+			return "", fmt.Errorf("the embedded %s shim has no comment naming %q to write %s's name into", oc.Display, r.from, client.Display)
 		}
 		tmpl = strings.Join(lines, "")
 	}
@@ -185,7 +189,7 @@ func readShim(doc string) (c shimConfig, ok bool) {
 	return c, true
 }
 
-func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	if o.Deliver {
 		return oc.mergeDeliver(path, doc, o)
 	}
@@ -214,19 +218,11 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 			}
 		}
 	}
-	if !slices.Contains(servers, o.Server) {
-		servers = append(servers, o.Server)
-	}
-	// One ARGS serves every server: it refuses the names of every server
-	// that collides with one of them, but not those it serves.
-	for _, n := range o.Hook.NotServers {
-		if !slices.Contains(notServers, n) {
-			notServers = append(notServers, n)
-		}
-	}
-	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
-	if len(given.NotServers) < len(notServers) {
-		notes = append(notes, "the shim serves servers whose tool names collide under OpenCode; a call to one may get the other's token: install them in different scopes")
+	// One ARGS serves every server.
+	servers, notServers, collide := sharedServers(servers, o.Server, notServers, o.Hook.NotServers)
+	given.NotServers = notServers
+	if collide {
+		notes = append(notes, "the shim serves servers whose tool names collide under "+oc.c.Display+"; a call to one may get the other's token: install them in different scopes")
 	}
 	c := shimConfig{bin: o.Bin}
 	for _, s := range servers {
@@ -262,7 +258,7 @@ func (oc opencode) merge(path string, doc []byte, o Options) ([]byte, []string, 
 // mergeDeliver adds a human tools server to the shim's DELIVER_ARGS (install
 // --deliver): the shim then runs deliver when a user message starts a turn
 // and after that server's tools. The token servers' lines stay as they are.
-func (oc opencode) mergeDeliver(path string, doc []byte, o Options) ([]byte, []string, error) {
+func (oc shim) mergeDeliver(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
 	c := shimConfig{args: []string{}, captureArgs: []string{}, approveArgs: []string{}}
 	if doc != nil {
@@ -306,7 +302,7 @@ func splitNotServers(args []string) (rest, not []string) {
 	return rest, not
 }
 
-func (oc opencode) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+func (oc shim) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
 	old, ok := readShim(string(doc))
 	if !ok {
 		return nil, fmt.Errorf("%s is not the interceptor shim; leaving it alone", path)
@@ -352,7 +348,7 @@ func (oc opencode) unmerge(path string, doc []byte, server string, created bool)
 
 // approveMatch is approve's default --match in the shim, which runs
 // approve for every tool: the server's tools, as OpenCode spells them.
-func (oc opencode) approveMatch(server string) string {
+func (oc shim) approveMatch(server string) string {
 	p, _ := oc.c.ToolPrefix(server)
 	return "^" + regexp.QuoteMeta(p)
 }

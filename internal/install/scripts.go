@@ -10,44 +10,47 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
-// cline writes Cline CLI's hooks (observed with 3.0.65): Cline runs every
-// executable file named after an event in ~/.cline/hooks/ (user) or
-// <project>/.clinerules/hooks/ (project), so install writes two small
-// shell scripts, PreToolUse and PostToolUse, each exec'ing interceptor
+// scripts writes the hooks of a client that runs hook files (hooks.Scripts;
+// Cline CLI, observed with 3.0.65): it runs every executable file named
+// after an event in its hooks dir (Cline: ~/.cline/hooks/, or
+// <project>/.clinerules/hooks/), so install writes two small shell
+// scripts, PreToolUse and PostToolUse, each exec'ing interceptor
 // (inject, capture). One script serves every server installed into the
 // same dir (--server per server). A file of that name that install did not
 // write is the user's own hook: it is never overwritten.
-type cline struct {
+type scripts struct {
 	c     *hooks.Client
 	event string // the file's name: c.PreTool or c.PostTool
 }
 
-// clineHeader starts every script install writes; a file without it is
-// the user's.
-const clineHeader = "#!/bin/sh\n# interceptor hook for Cline, written by `interceptor install cline`"
+// scriptHeader starts every script install writes for c; a file without
+// it is the user's.
+func scriptHeader(c *hooks.Client) string {
+	return "#!/bin/sh\n# interceptor hook for " + c.Display + ", written by `interceptor install " + c.Name + "`"
+}
 
-func (s cline) path(env Env, scope Scope) string {
+func (s scripts) path(env Env, scope Scope) string {
 	return filepath.Join(filepath.Dir(env.configPath(s.c, scope)), s.event)
 }
 
 // pair is the post-tool script, installed along with the pre-tool one.
-func (s cline) pair() client { return cline{s.c, s.c.PostTool} }
+func (s scripts) pair() client { return scripts{s.c, s.c.PostTool} }
 
 // executable: Cline runs the file itself.
-func (cline) executable() bool { return true }
+func (scripts) executable() bool { return true }
 
 // sub is what the script runs.
-func (s cline) sub() string {
+func (s scripts) sub() string {
 	if s.event == s.c.PostTool {
 		return "capture"
 	}
 	return "inject"
 }
 
-// ReadScript reads the command of a hook script install wrote; ok is
-// false for a file that is not one (the user's own hook).
-func ReadScript(doc string) (cmd HookCommand, ok bool) {
-	if !strings.HasPrefix(doc, clineHeader) {
+// ReadScript reads the command of a hook script install wrote for c; ok
+// is false for a file that is not one (the user's own hook).
+func ReadScript(c *hooks.Client, doc string) (cmd HookCommand, ok bool) {
+	if !strings.HasPrefix(doc, scriptHeader(c)) {
 		return cmd, false
 	}
 	for _, l := range strings.Split(doc, "\n") {
@@ -58,9 +61,9 @@ func ReadScript(doc string) (cmd HookCommand, ok bool) {
 	return cmd, true
 }
 
-func renderClineScript(event string, argv []string) []byte {
-	return []byte(clineHeader + "; `interceptor uninstall cline` removes it.\n" +
-		"# Cline runs it on every " + event + " event; interceptor leaves other servers' tools alone.\n" +
+func renderScript(c *hooks.Client, event string, argv []string) []byte {
+	return []byte(scriptHeader(c) + "; `interceptor uninstall " + c.Name + "` removes it.\n" +
+		"# " + c.Display + " runs it on every " + event + " event; interceptor leaves other servers' tools alone.\n" +
 		"exec " + shellJoin(argv) + "\n")
 }
 
@@ -81,7 +84,7 @@ func (h HookCommand) options() []string {
 	return out
 }
 
-func (c cline) argv(bin string, servers, opts []string) []string {
+func (c scripts) argv(bin string, servers, opts []string) []string {
 	argv := []string{bin, c.sub(), "--client", c.c.Name}
 	for _, s := range servers {
 		argv = append(argv, "--server", s)
@@ -89,15 +92,15 @@ func (c cline) argv(bin string, servers, opts []string) []string {
 	return append(argv, opts...)
 }
 
-func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
+func (c scripts) merge(path string, doc []byte, o Options) ([]byte, []string, error) {
 	var notes []string
 	var servers, notServers []string
 	given := o.Hook
 	given.NotServers = nil
 	if doc != nil {
-		old, ok := ReadScript(string(doc))
+		old, ok := ReadScript(c.c, string(doc))
 		if !ok {
-			return nil, nil, fmt.Errorf("%s is your own Cline hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
+			return nil, nil, fmt.Errorf("%s is your own %s hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, c.c.Display, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
 		}
 		servers = old.Servers
 		var options []string
@@ -106,32 +109,23 @@ func (c cline) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 			notes = append(notes, fmt.Sprintf("%s serves %s too; the hook options given now apply to every server it serves", path, strings.Join(servers, ", ")))
 		}
 	}
-	if !slices.Contains(servers, o.Server) {
-		servers = append(servers, o.Server)
-	}
-	// One script serves every server: it refuses the names of every server
-	// that collides with one of them, but not those it serves (a server's
-	// own --not-server would refuse its own tools).
-	for _, n := range o.Hook.NotServers {
-		if !slices.Contains(notServers, n) {
-			notServers = append(notServers, n)
-		}
-	}
-	given.NotServers = slices.DeleteFunc(notServers, func(n string) bool { return slices.Contains(servers, n) })
-	if len(given.NotServers) < len(notServers) && c.event == c.c.PreTool {
-		notes = append(notes, "the scripts serve servers whose tool names collide under Cline; a call to one may get the other's token: install them in different scopes")
+	// One script serves every server.
+	servers, notServers, collide := sharedServers(servers, o.Server, notServers, o.Hook.NotServers)
+	given.NotServers = notServers
+	if collide && c.event == c.c.PreTool {
+		notes = append(notes, "the scripts serve servers whose tool names collide under "+c.c.Display+"; a call to one may get the other's token: install them in different scopes")
 	}
 	if o.Hook.Redact && c.event == c.c.PostTool {
-		notes = append(notes, "--redact left out: Cline cannot rewrite what the model reads, so the token stays in the results it sees")
+		notes = append(notes, "--redact left out: "+c.c.Display+" cannot rewrite what the model reads, so the token stays in the results it sees")
 	}
-	for _, other := range otherClineHooks(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
+	for _, other := range otherScripts(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
 		notes = append(notes, AlsoRuns(c.c, other, c.event))
 	}
-	return renderClineScript(c.event, c.argv(o.Bin, servers, given.args())), notes, nil
+	return renderScript(c.c, c.event, c.argv(o.Bin, servers, given.args())), notes, nil
 }
 
-func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
-	old, ok := ReadScript(string(doc))
+func (c scripts) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
+	old, ok := ReadScript(c.c, string(doc))
 	if !ok {
 		return nil, fmt.Errorf("%s is not a hook interceptor wrote; leaving it alone", path)
 	}
@@ -142,13 +136,13 @@ func (c cline) unmerge(path string, doc []byte, server string, created bool) ([]
 	if len(rest) == 0 {
 		return nil, nil
 	}
-	return renderClineScript(c.event, c.argv(old.Bin, rest, old.options())), nil
+	return renderScript(c.c, c.event, c.argv(old.Bin, rest, old.options())), nil
 }
 
-// otherClineHooks are the files in dirs, but for the paths in skip (the
+// otherScripts are the files in dirs, but for the paths in skip (the
 // scripts install writes), that Cline runs on event too: named after it in
 // any case, with or without a script extension (hooks.Client.ScriptEvent).
-func otherClineHooks(c *hooks.Client, dirs, skip []string, event string) []string {
+func otherScripts(c *hooks.Client, dirs, skip []string, event string) []string {
 	var out []string
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
