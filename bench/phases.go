@@ -96,7 +96,17 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		if !f.pre {
 			continue
 		}
-		if err := seedToken(b, injState, f.session, seedTok(f)); err != nil {
+		dir := injState
+		if f.skipped {
+			// start_session retires its session's token (the start's
+			// result brings the next one): a state dir of its own, so the
+			// fixtures of the same session still find theirs. Its first run
+			// writes; the measured ones find nothing to retire.
+			if dir, err = stateDir(cfg, "typical-inject-start-"+strings.ReplaceAll(f.label, " ", "-")); err != nil {
+				return nil, err
+			}
+		}
+		if err := seedToken(b, dir, f.session, seedTok(f)); err != nil {
 			return nil, err
 		}
 		check, note := injectCheck(seedTok(f)), ""
@@ -110,7 +120,7 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		}
 		r := &row{kind: "inject", floor: floorRead, note: note, c: &candidate{
 			name: "interceptor inject", input: f.label, stdin: f.data, check: check,
-			argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", injState}}}
+			argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", dir}}}
 		if f.file == claudePre.file {
 			claudeInject = r
 		}
