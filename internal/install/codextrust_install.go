@@ -22,13 +22,16 @@ import (
 // one makes Codex skip it again until it is trusted anew. Records already
 // there with the same hash are left alone, ones with another hash get the
 // new one; nothing else in the file changes.
-func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result, error) {
+func trustHooks(env Env, c *hooks.Client, hooksPath string, hooksDoc []byte, o Options) (*Result, error) {
 	if c.TrustRecord.Rel == "" {
 		return nil, fmt.Errorf("--trust: %s runs new hooks without being asked to trust them", c.Display)
 	}
 	hf, err := openConfig(hooksPath, false, false)
 	if err != nil {
 		return nil, err
+	}
+	if hooksDoc != nil {
+		hf.data = hooksDoc // what install wrote, or would write in a dry run
 	}
 	var want [][2]string // key, hash
 	if hf.data != nil {

@@ -60,6 +60,11 @@ func EnvFromOS(project string) (Env, error) {
 	if project, err = filepath.Abs(project); err != nil {
 		return Env{}, err
 	}
+	// A project dir that does not exist is a typo: writing its config would
+	// create the whole tree, and reading it finds nothing.
+	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+		return Env{}, fmt.Errorf("project dir %s: no such directory", project)
+	}
 	return Env{Home: home, Project: project, Getenv: os.Getenv}, nil
 }
 
@@ -92,6 +97,8 @@ type Result struct {
 	Diff    string // unified diff of the change
 	Notes   []string
 	Trust   []string // what the user must do before the client runs the hooks
+
+	after []byte // the file as it is (or, with DryRun, would be) after the change; nil: none
 }
 
 // client is one client's config format.
@@ -223,7 +230,7 @@ func Install(env Env, o Options) (*Result, error) {
 	if paired && err == nil {
 		var second *Result
 		if second, err = installFile(env, o, p.pair()); err == nil {
-			res.join(second, "wrote")
+			res.join(second, didVerb(o.DryRun, "wrote", "would write"))
 		}
 	}
 	if err != nil {
@@ -234,14 +241,14 @@ func Install(env Env, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
 	}
 	if o.Trust {
-		tr, err := trustHooks(env, desc, res.Path, o)
+		tr, err := trustHooks(env, desc, res.Path, res.after, o)
 		if err != nil {
 			return res, err
 		}
 		if tr.Changed {
 			res.Changed = true
 			res.Diff += tr.Diff
-			res.Notes = append(res.Notes, "recorded the hooks as trusted in "+tr.Path)
+			res.Notes = append(res.Notes, didVerb(o.DryRun, "recorded", "would record")+" the hooks as trusted in "+tr.Path)
 		}
 		return res, nil
 	}
@@ -267,7 +274,7 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	if p, ok := c.(pairedClient); ok && err == nil {
 		var second *Result
 		if second, err = uninstallFile(env, o, p.pair()); err == nil {
-			res.join(second, "changed")
+			res.join(second, didVerb(o.DryRun, "changed", "would change"))
 		}
 	}
 	return res, err
@@ -301,7 +308,16 @@ func installFile(env Env, o Options, c client) (*Result, error) {
 		return nil, err
 	}
 	res.Notes = notes
+	res.after = out
 	return res, f.commit(res, out, o.DryRun, false)
+}
+
+// didVerb is done, or would when a dry run writes nothing.
+func didVerb(dryRun bool, done, would string) string {
+	if dryRun {
+		return would
+	}
+	return done
 }
 
 // join adds what was done to a paired client's second file: Path stays

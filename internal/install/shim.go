@@ -242,7 +242,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 		argv := approveArgv(o, oc.c.Name, oc.approveMatch(o.Server))
 		c.approveArgs = argv[4:]
 		if len(approveArgs) > 0 && !slices.Equal(approveArgs, c.approveArgs) {
-			notes = append(notes, "the shim's approve options (APPROVE_ARGS) are shared by every server it serves; replaced them")
+			notes = append(notes, "the shim's approve options (APPROVE_ARGS) are shared by every server it serves; "+didVerb(o.DryRun, "replaced them", "would replace them"))
 		}
 	} else if len(approveArgs) > 0 {
 		notes = append(notes, "the shim runs approve (APPROVE_ARGS); it stays: uninstall to remove it")
