@@ -178,9 +178,11 @@ func newUninstallCmd(io *streams, runF func(*installRun) error) *cobra.Command {
 	cmd.Short = "Take the server's hooks out of a client's config"
 	cmd.Long = `Removes the interceptor hooks for one server from the client's config (the
 same files as install), and the lists and objects that leaves empty. A
-file install created goes when nothing else is left in it; the backup goes
-once the file is back to it byte for byte. Other hooks and settings are
-left exactly as they are.`
+file install created goes when nothing else is left in it, and so does a
+dir that leaves empty; the backup goes once the file is back to it byte
+for byte; the trust records install --trust wrote for the hooks go with
+them. Other hooks and settings are left exactly as they are: install then
+uninstall gives back every byte.`
 	cmd.Example = "  interceptor uninstall " + hooks.ClaudeCodeClient.Name + " --server wf"
 	return cmd
 }

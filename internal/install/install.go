@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,7 +99,8 @@ type Result struct {
 	Notes   []string
 	Trust   []string // what the user must do before the client runs the hooks
 
-	after []byte // the file as it is (or, with DryRun, would be) after the change; nil: none
+	before, after []byte   // the file before and (or, with DryRun, would be) after the change; nil: none
+	removed       []string // the files removed
 }
 
 // client is one client's config format.
@@ -111,6 +113,9 @@ type client interface {
 	// unmerge returns doc without the server's hooks; nil means the file
 	// should go (install created it and nothing else is left).
 	unmerge(path string, doc []byte, server string, created bool) ([]byte, error)
+	// installed reports whether doc holds hooks install wrote (for any
+	// server): such a file is not the user's original, and gets no backup.
+	installed(doc []byte) bool
 }
 
 // Clients lists the client names install knows.
@@ -241,7 +246,7 @@ func Install(env Env, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
 	}
 	if o.Trust {
-		tr, err := trustHooks(env, desc, res.Path, res.after, o)
+		tr, err := trustHooks(env, desc, res.Path, res.before, res.after, o)
 		if err != nil {
 			return res, err
 		}
@@ -266,7 +271,7 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	c, _, err := lookup(o.Client)
+	c, desc, err := lookup(o.Client)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +282,39 @@ func Uninstall(env Env, o Options) (*Result, error) {
 			res.join(second, didVerb(o.DryRun, "changed", "would change"))
 		}
 	}
+	if err == nil && res.Changed && desc.TrustRecord.Rel != "" {
+		var tr *Result
+		tr, err = untrustHooks(env, desc, trustKeys(desc, res.Path, res.before), trustKeys(desc, res.Path, res.after), o)
+		if tr != nil && tr.Changed {
+			res.Diff += tr.Diff
+			res.Notes = append(res.Notes, didVerb(o.DryRun, "took", "would take")+" the hooks' trust records out of "+tr.Path)
+			res.removed = append(res.removed, tr.removed...)
+		}
+	}
+	if res != nil {
+		removeEmptyDirs(env, desc, res.removed)
+	}
 	return res, err
+}
+
+// removeEmptyDirs removes the dirs that removing files left empty, from
+// each file's dir up, short of the home dir, the project dir and a dir a
+// client's variable names (CODEX_HOME): a client's config dir install
+// made for its file goes with it.
+func removeEmptyDirs(env Env, c *hooks.Client, files []string) {
+	stops := []string{filepath.Clean(env.Home), filepath.Clean(env.Project)}
+	for _, p := range []hooks.Path{c.User, c.Project, c.Local, c.TrustRecord} {
+		if p.Root.Var != "" && env.Getenv != nil && env.Getenv(p.Root.Var) != "" {
+			stops = append(stops, filepath.Clean(env.Dir(p.Root)))
+		}
+	}
+	for _, f := range files {
+		for dir := filepath.Dir(f); !slices.Contains(stops, dir) && filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil { // only an empty dir goes
+				break
+			}
+		}
+	}
 }
 
 // pairedClient is a client whose hooks take a second file (Cline: one
@@ -308,8 +345,8 @@ func installFile(env Env, o Options, c client) (*Result, error) {
 		return nil, err
 	}
 	res.Notes = notes
-	res.after = out
-	return res, f.commit(res, out, o.DryRun, false)
+	res.before, res.after = f.data, out
+	return res, f.commit(res, out, o.DryRun, !c.installed(f.data))
 }
 
 // didVerb is done, or would when a dry run writes nothing.
@@ -333,6 +370,7 @@ func (r *Result) join(second *Result, verb string) {
 	r.Removed = r.Removed && second.Removed
 	r.Diff += second.Diff
 	r.Notes = append(r.Notes, second.Notes...)
+	r.removed = append(r.removed, second.removed...)
 	if r.Backup == "" {
 		r.Backup = second.Backup
 	}
@@ -353,7 +391,8 @@ func uninstallFile(env Env, o Options, c client) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, f.commit(res, out, o.DryRun, true)
+	res.before, res.after = f.data, out
+	return res, f.commit(res, out, o.DryRun, false)
 }
 
 // collisions are the servers configured in the client whose tool names
@@ -382,8 +421,8 @@ type configFile struct {
 
 // LockSuffix names the lock file next to a config (".NAME" + LockSuffix)
 // that install and uninstall hold across read-modify-write, so concurrent
-// runs for different servers all keep their hooks. It stays: removing a
-// lock file others may be waiting on would let two runs hold it.
+// runs for different servers all keep their hooks. It goes with its last
+// holder (privfs.LockRemoved): nothing of it stays beside the user's file.
 const LockSuffix = ".interceptor-lock"
 
 // lockWait is how long install waits for another install on the same file.
@@ -411,7 +450,7 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 		}
 	}
 	if _, err := os.Stat(dir); err == nil && lock {
-		if f.release, err = privfs.Lock(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), "install", lockWait); err != nil {
+		if f.release, err = privfs.LockRemoved(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), "install", lockWait); err != nil {
 			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds it: %w", f.path, err)
 		}
 	}
@@ -444,10 +483,12 @@ func isLink(path string) bool {
 	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
-// commit writes out (nil: remove the file), taking a backup before the first
-// change of a file that existed; uninstall drops the backup once the file is
-// back to it.
-func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) error {
+// commit writes out (nil: remove the file). Before the first change of a
+// file that existed and held nothing of install's (original), it takes a
+// backup; once the file is back to it, the backup goes. A file install
+// created has none, which is how uninstall knows to remove it when nothing
+// else is left: a second server's install into it must not take one.
+func (f *configFile) commit(res *Result, out []byte, dryRun, original bool) error {
 	if f.data != nil && out != nil && bytes.Equal(out, f.data) {
 		return nil
 	}
@@ -461,7 +502,7 @@ func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) err
 		return nil
 	}
 	backup := f.path + BackupSuffix
-	if !uninstall && f.data != nil && !exists(backup) {
+	if original && f.data != nil && !exists(backup) {
 		if err := writeNew(backup, f.data); err != nil {
 			return err
 		}
@@ -471,15 +512,14 @@ func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) err
 		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
+		res.removed = append(res.removed, f.path)
 		return nil
 	}
 	if err := writeAtomic(f.path, out, f.mode); err != nil {
 		return err
 	}
-	if uninstall {
-		if b, err := ReadConfig(backup); err == nil && bytes.Equal(b, out) {
-			os.Remove(backup)
-		}
+	if b, err := ReadConfig(backup); err == nil && bytes.Equal(b, out) {
+		os.Remove(backup)
 	}
 	return nil
 }

@@ -302,6 +302,11 @@ func splitNotServers(args []string) (rest, not []string) {
 	return rest, not
 }
 
+func (oc shim) installed(doc []byte) bool {
+	c, ok := readShim(string(doc))
+	return ok && len(c.servers())+len(c.deliverServers()) > 0
+}
+
 func (oc shim) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
 	old, ok := readShim(string(doc))
 	if !ok {
