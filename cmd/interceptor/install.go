@@ -259,6 +259,9 @@ func report(io *streams, res *install.Result, o install.Options, verb string) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.Err, "interceptor: warning: %s\n", w)
+	}
 	switch {
 	case !res.Changed && verb == "install":
 		fmt.Fprintf(io.Out, "%s: %s already has the hooks for server %q; nothing to change\n", what, res.Path, o.Server)

@@ -219,6 +219,9 @@ func (d *clientCheck) shim(path, data string) []HookReport {
 	}
 	shimCarried(&d.cr, shim)
 	configured, _ := install.ConfiguredServers(d.env, d.c)
+	for _, s := range append(slices.Clone(shim.Servers), shim.DeliverServers...) {
+		doctorConfigured(&d.cr, d.env, d.c, s)
+	}
 	for _, s := range shim.Servers {
 		// The shim's own servers are not refused by its ARGS.
 		doctorCollisions(&d.cr, d.c, s, slices.DeleteFunc(slices.Clone(configured), func(n string) bool {
@@ -274,6 +277,7 @@ func (d *clientCheck) hooks() {
 // the configured servers, the set installed, what they carry, races.
 func (d *clientCheck) server(s string, mine []ourHook, configured []string) {
 	c, cr := d.c, &d.cr
+	doctorConfigured(cr, d.env, c, s)
 	for _, m := range mine {
 		doctorMatcher(cr, c, s, m.found, m.path)
 		doctorCollisions(cr, c, s, configured, m.found.Command.Argv, m.found.Event+" hook in "+m.path)

@@ -97,7 +97,10 @@ type Result struct {
 	Backup  string // the backup taken now, if any
 	Diff    string // unified diff of the change
 	Notes   []string
-	Trust   []string // what the user must do before the client runs the hooks
+	// Warnings are what makes the hooks likely not to work as installed
+	// (a server the client does not have).
+	Warnings []string
+	Trust    []string // what the user must do before the client runs the hooks
 
 	before, after []byte   // the file before and (or, with DryRun, would be) after the change; nil: none
 	removed       []string // the files removed
@@ -242,6 +245,11 @@ func Install(env Env, o Options) (*Result, error) {
 		return res, err
 	}
 	res.Notes = append(notes, res.Notes...)
+	if msg, none := NotConfigured(env, desc, o.Server); none {
+		res.Notes = append(res.Notes, msg)
+	} else if msg != "" {
+		res.Warnings = append(res.Warnings, msg)
+	}
 	if o.Hook.Redact && desc.RedactCaveat != "" {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
 	}
