@@ -140,9 +140,17 @@ type ourHook struct {
 
 func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 	d := &clientCheck{env: env, c: c, cr: ClientReport{Client: c.Name, Configs: []ConfigReport{}, Findings: []Finding{}}}
+	d.check()
+	doctorProxied(&d.cr, env, c) // a proxied server needs no hooks
+	return d.cr
+}
+
+// check checks the client's hooks.
+func (d *clientCheck) check() {
+	env, c := d.env, d.c
 	if c.Layout == hooks.Scripts {
 		d.scripts()
-		return d.cr
+		return
 	}
 	for _, p := range install.HookFiles(env, c) {
 		d.config(p)
@@ -150,10 +158,9 @@ func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 	doctorHumanTimeouts(&d.cr, env, c) // held human tools need no hooks
 	if len(d.cr.Configs) == 0 {
 		d.cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, c), ", "))
-		return d.cr
+		return
 	}
 	d.hooks()
-	return d.cr
 }
 
 // scripts checks a client whose hooks are script files (hooks.Scripts).

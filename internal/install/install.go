@@ -84,6 +84,9 @@ type Options struct {
 	// Deliver installs, instead of the token hooks, the deliver hooks of a
 	// human tools server (deliver.go).
 	Deliver bool
+	// Proxy rewrites the server's entry in the client's MCP config to run
+	// through the proxy, instead of installing hooks (proxy.go).
+	Proxy bool
 }
 
 // Result tells what install or uninstall did (or, with DryRun, would do).

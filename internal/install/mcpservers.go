@@ -109,6 +109,15 @@ func serverEntries(data []byte, l hooks.ServerList, project, timeoutKey string) 
 		for _, a := range v.Get("args").Array() {
 			e.Args = append(e.Args, a.Str)
 		}
+		if cmd := v.Get("command"); cmd.IsArray() { // OpenCode's: the command and its args
+			for i, a := range cmd.Array() {
+				if i == 0 {
+					e.Command = a.Str
+				} else {
+					e.Args = append(e.Args, a.Str)
+				}
+			}
+		}
 		if t := v.Get(gjson.Escape(timeoutKey)); timeoutKey != "" && t.Type == gjson.Number {
 			e.ToolTimeout, e.HasToolTimeout = t.Float(), true
 		}
