@@ -239,7 +239,11 @@ func runInstall(r *installRun) error {
 		o.Bin = bin
 	}
 	if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
-		fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); the hooks will fail until it does\n", o.Bin)
+		fails := "the hooks will fail"
+		if o.Proxy {
+			fails = "the client cannot start the server"
+		}
+		fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); %s until it does\n", o.Bin, fails)
 	}
 	if o.Proxy {
 		if o.Hook.Redact {
@@ -278,6 +282,17 @@ func runUninstall(r *installRun) error {
 		return err
 	}
 	report(r.IO, res, r.Opts, "uninstall")
+	if !res.Changed {
+		if c, ok := hooks.FindClient(r.Opts.Client); ok {
+			servers, _ := install.MCPServers(r.Env, c)
+			for _, s := range servers {
+				if _, proxied := install.ProxyArgv(s.Command, s.Args); proxied && s.Name == r.Opts.Server {
+					fmt.Fprintf(r.IO.Err, "interceptor: note: server %q in %s runs through the proxy: uninstall --proxy puts it back\n", s.Name, s.Path)
+					break
+				}
+			}
+		}
+	}
 	return nil
 }
 
