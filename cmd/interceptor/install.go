@@ -253,7 +253,7 @@ func runInstall(r *installRun) error {
 		if err != nil {
 			return err
 		}
-		reportProxy(io, res, o, "install")
+		report(io, res, o, "install")
 		return nil
 	}
 	if o.Hook.StateDir == "" && os.Getenv("INTERCEPTOR_STATE_DIR") != "" {
@@ -274,7 +274,7 @@ func runUninstall(r *installRun) error {
 		if err != nil {
 			return err
 		}
-		reportProxy(r.IO, res, r.Opts, "uninstall")
+		report(r.IO, res, r.Opts, "uninstall")
 		return nil
 	}
 	res, err := install.Uninstall(r.Env, r.Opts)
@@ -296,33 +296,21 @@ func runUninstall(r *installRun) error {
 	return nil
 }
 
-// reportProxy prints what install or uninstall --proxy did: the diff with
-// --dry-run, else one line; notes and warnings go to stderr.
-func reportProxy(io *streams, res *install.Result, o install.Options, verb string) {
-	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
-	for _, n := range res.Notes {
-		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(io.Err, "interceptor: warning: %s\n", w)
-	}
+// proxyOutcome says what install or uninstall --proxy did to the entry.
+func proxyOutcome(res *install.Result, verb string) string {
 	switch {
 	case !res.Changed && verb == "install":
-		fmt.Fprintf(io.Out, "%s: server %q in %s already runs through the proxy; nothing to change\n", what, o.Server, res.Path)
+		return "already runs through the proxy; nothing to change"
 	case !res.Changed:
-		fmt.Fprintf(io.Out, "%s: server %q does not run through the proxy (%s); nothing to change\n", what, o.Server, res.Path)
-	case o.DryRun:
-		fmt.Fprint(io.Out, res.Diff)
-		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+		return "does not run through the proxy; nothing to change"
 	case verb == "install":
-		fmt.Fprintf(io.Out, "%s: server %q in %s now runs through the proxy (as it was: %s)\n", what, o.Server, res.Path, res.Path+install.ProxyRecordSuffix)
-	default:
-		fmt.Fprintf(io.Out, "%s: server %q in %s is back as it was\n", what, o.Server, res.Path)
+		return "now runs through the proxy (as it was: " + res.Path + install.ProxyRecordSuffix + ")"
 	}
+	return "is back as it was"
 }
 
 // report prints what install or uninstall did: the diff with --dry-run,
-// else one line; notes go to stderr.
+// else one line; notes and warnings go to stderr.
 func report(io *streams, res *install.Result, o install.Options, verb string) {
 	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
 	for _, n := range res.Notes {
@@ -332,13 +320,15 @@ func report(io *streams, res *install.Result, o install.Options, verb string) {
 		fmt.Fprintf(io.Err, "interceptor: warning: %s\n", w)
 	}
 	switch {
+	case res.Changed && o.DryRun:
+		fmt.Fprint(io.Out, res.Diff)
+		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+	case o.Proxy:
+		fmt.Fprintf(io.Out, "%s: server %q in %s %s\n", what, o.Server, res.Path, proxyOutcome(res, verb))
 	case !res.Changed && verb == "install":
 		fmt.Fprintf(io.Out, "%s: %s already has the hooks for server %q; nothing to change\n", what, res.Path, o.Server)
 	case !res.Changed:
 		fmt.Fprintf(io.Out, "%s: %s has no hooks for server %q; nothing to change\n", what, res.Path, o.Server)
-	case o.DryRun:
-		fmt.Fprint(io.Out, res.Diff)
-		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
 	case verb == "install":
 		msg := fmt.Sprintf("%s: added the hooks for server %q to %s", what, o.Server, res.Path)
 		if res.Created {
