@@ -130,9 +130,16 @@ func proxyLists(c *hooks.Client, scope Scope) []hooks.ServerList {
 	return out
 }
 
-// listKey is l's key with the project dir in it.
-func listKey(l hooks.ServerList, project string) string {
-	return strings.ReplaceAll(l.Key, "{project}", project)
+// listPath is l's key, part by part, with the project dir in it (a part
+// that may hold dots itself).
+func listPath(l hooks.ServerList, project string) []string {
+	parts := strings.Split(l.Key, ".")
+	for i, p := range parts {
+		if p == "{project}" {
+			parts[i] = project
+		}
+	}
+	return parts
 }
 
 // InstallProxy rewrites the server's entries in the client's MCP lists in
@@ -209,12 +216,13 @@ func proxyFile(env Env, c *hooks.Client, l hooks.ServerList, path string, o Opti
 	if f.data == nil {
 		return nil, nil
 	}
-	key := listKey(l, env.Project)
+	parts := listPath(l, env.Project)
+	key := strings.Join(parts, ".") // names the list in the record
 	var doc entryDoc
 	if l.TOML {
-		doc, err = tomlEntry(f.path, f.data, key, o.Server)
+		doc, err = tomlEntry(f.path, f.data, parts, o.Server)
 	} else {
-		doc, err = jsonEntry(f.path, f.data, key, o.Server)
+		doc, err = jsonEntry(f.path, f.data, parts, o.Server)
 	}
 	if err != nil || doc == nil {
 		return nil, err
@@ -351,9 +359,9 @@ type jsonDoc struct {
 	entry  list                 // its value, an object
 }
 
-// jsonEntry finds server in the list at key of a JSON config; nil when
-// there is none.
-func jsonEntry(path string, data []byte, key, server string) (entryDoc, error) {
+// jsonEntry finds server in the list at the path list of a JSON config;
+// nil when there is none.
+func jsonEntry(path string, data []byte, list []string, server string) (entryDoc, error) {
 	if len(trimSpace(data)) == 0 {
 		return nil, nil
 	}
@@ -366,7 +374,7 @@ func jsonEntry(path string, data []byte, key, server string) (entryDoc, error) {
 	}
 	e := &editor{root: v, layout: detectLayout(data)}
 	l := e.top()
-	for _, part := range strings.Split(key, ".") {
+	for _, part := range list {
 		i, ok := l.find(part)
 		if !ok {
 			return nil, nil

@@ -41,8 +41,8 @@ type tomlKV struct {
 	list                 []string
 }
 
-func tomlEntry(path string, data []byte, key, server string) (entryDoc, error) {
-	table := append(strings.Split(key, "."), server)
+func tomlEntry(path string, data []byte, list []string, server string) (entryDoc, error) {
+	table := append(slices.Clone(list), server)
 	d := &tomlDoc{path: path, data: data, start: -1, eol: "\n"}
 	var p unstable.Parser
 	p.Reset(data)
