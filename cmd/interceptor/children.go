@@ -137,12 +137,20 @@ func newChildrenChatCmd(io *streams) *cobra.Command {
 				return err
 			}
 			fmt.Fprintln(io.Out, chat.ID)
-			if follow {
-				return followChat(cmd.Context(), io, cs, q, chat.ID, 0, false)
+			if !follow {
+				return nil
 			}
-			return nil
+			end, err := followChat(cmd.Context(), io, cs, q, chat.ID, 0, false)
+			if err == nil && end.failed {
+				// A script that waits for the chat learns how it ended.
+				if end.reason == "" {
+					return fmt.Errorf("chat %s failed", chat.ID)
+				}
+				return fmt.Errorf("chat %s failed: %s", chat.ID, clipLine(approvals.Visible(end.reason)))
+			}
+			return err
 		})
-	cmd.Flags().BoolVar(&follow, "follow", false, "follow the chat's events until it ends")
+	cmd.Flags().BoolVar(&follow, "follow", false, "follow the chat's events until it ends; exit 1 when it failed")
 	return cmd
 }
 
@@ -234,31 +242,43 @@ func newChildrenFollowCmd(io *streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return followChat(cmd.Context(), io, cs, q, id, from, asJSON)
+			_, err = followChat(cmd.Context(), io, cs, q, id, from, asJSON)
+			return err
 		})
 	cmd.Flags().IntVar(&from, "from", 0, "start at this event seq")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print each event as its JSON line (raw client event included)")
 	return cmd
 }
 
-// followChat prints events until the chat ends (or Ctrl-C).
-func followChat(ctx context.Context, io *streams, cs *children.Store, q *approvals.Store, id string, from int, asJSON bool) error {
+// chatEnd is how a followed chat ended: failed, and why.
+type chatEnd struct {
+	failed bool
+	reason string
+}
+
+// followChat prints events until the chat ends (or Ctrl-C, which is no
+// end: failed stays false).
+func followChat(ctx context.Context, io *streams, cs *children.Store, q *approvals.Store, id string, from int, asJSON bool) (chatEnd, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	shown := map[string]bool{}
+	var end chatEnd
 	for ctx.Err() == nil {
 		out, err := cs.Poll(ctx, q, children.PollRequest{ChatID: id, FromSeq: from, Wait: 30 * time.Second})
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return chatEnd{}, nil
 			}
-			return err
+			return chatEnd{}, err
 		}
 		j := gjson.Parse(out)
 		for _, e := range j.Get("events").Array() {
+			if ev := e.Get("event"); ev.Get("type").Str == "complete" {
+				end.reason = endText(ev)
+			}
 			if asJSON {
 				fmt.Fprintln(io.Out, e.Raw)
 			} else {
@@ -273,7 +293,8 @@ func followChat(ctx context.Context, io *streams, cs *children.Store, q *approva
 		}
 		from = int(j.Get("read_position").Int())
 		if st := j.Get("status").Str; (st == "complete" || st == "failed") && !j.Get("has_more").Bool() {
-			return nil
+			end.failed = st == "failed"
+			return end, nil
 		}
 		if j.Get("events.#").Int() == 0 && len(j.Get("pending_approvals").Array()) > 0 {
 			// Nothing new but a request waits: don't spin, wait for a change.
@@ -283,7 +304,7 @@ func followChat(ctx context.Context, io *streams, cs *children.Store, q *approva
 			}
 		}
 	}
-	return nil
+	return chatEnd{}, nil
 }
 
 // describeEvent is one line for a person. Poll has masked the tokens; the
@@ -308,9 +329,18 @@ func describeEvent(e gjson.Result) string {
 		}
 		return fmt.Sprintf("%s %s%s: %s", head, str("tool_use_id"), mark, clipLine(str("content")))
 	case "complete":
-		return fmt.Sprintf("%s %s: %s", head, str("status"), clipLine(approvals.Visible(ev.Get("result").Str+ev.Get("error").Str)))
+		return fmt.Sprintf("%s %s: %s", head, str("status"), clipLine(approvals.Visible(endText(ev))))
 	}
 	return head
+}
+
+// endText is what a complete event says: its error, else its result (a
+// failed chat's often carry the same text).
+func endText(ev gjson.Result) string {
+	if e := ev.Get("error").Str; e != "" {
+		return e
+	}
+	return ev.Get("result").Str
 }
 
 // describePending is the line of a request waiting for a person, its tool

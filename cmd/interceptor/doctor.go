@@ -24,8 +24,10 @@ func newDoctorCmd(io *streams) *cobra.Command {
 		Use:   "doctor [--json] [--project DIR]",
 		Short: "Check the installed hooks, " + displays(clientsWhere(func(c *hooks.Client) bool { return c.TrustStep != "" })) + "'s trust in them, and the state dir",
 		Long: wrap(`For every client config it can find (your home's and the project dir's),
-reports whether interceptor's hooks are installed and complete, whether they
-point at an existing binary, whether their matchers can match the server's
+reports whether interceptor's hooks are installed and complete, whether the
+client has the server they name (a typo'd --server: hooks that never fire),
+whether they point at an existing binary, which servers run through the
+proxy (and whether its binary is there), whether their matchers can match the server's
 tools as the client names them, whether servers the client names alike are
 refused (--not-server), whether another pre-tool hook fires on the
 same tools (in ` + displays(clientsWhere(func(c *hooks.Client) bool { return c.RacesInput })) + `, when two hooks rewrite a call the last

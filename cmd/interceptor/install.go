@@ -25,6 +25,7 @@ type installFlags struct {
 	approve install.ApproveOptions
 	deliver bool
 	trust   bool
+	proxy   bool
 }
 
 // rewritesResult keeps the clients whose post-tool hook can rewrite what
@@ -38,8 +39,10 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl.StringVar(&f.project, "project", "", "the project dir for --scope project (default: the current dir)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the change as a diff and write nothing")
 	if !hookOptions {
+		fl.BoolVar(&f.proxy, "proxy", false, "put back the server's entry in the client's MCP config as it was before install --proxy")
 		return
 	}
+	fl.BoolVar(&f.proxy, "proxy", false, "instead of hooks, rewrite the server's entry in the client's own MCP config to run through interceptor proxy (a command) or interceptor-http proxy --url (a Streamable HTTP address); the hook options below that the proxy takes go with it")
 	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run (default: this binary's absolute path)")
 	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact ("+displays(clientsWhere(rewritesResult))+"; the others cannot rewrite what the model reads)")
 	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks (alone, it names --meta-key too)")
@@ -86,7 +89,14 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 	if cmd.Flags().Changed("approve-timeout") && f.approve.Timeout <= 0 {
 		return install.Options{}, install.Env{}, errors.New("--approve-timeout must be positive")
 	}
-	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun, Trust: f.trust, Deliver: f.deliver}
+	if f.proxy {
+		for _, name := range []string{"approve", "approve-timeout", "approve-match", "approve-shell", "deliver", "trust", "sessionless"} {
+			if cmd.Flags().Changed(name) {
+				return install.Options{}, install.Env{}, fmt.Errorf("--%s is a hook option; --proxy installs no hooks", name)
+			}
+		}
+	}
+	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun, Trust: f.trust, Deliver: f.deliver, Proxy: f.proxy}
 	if !cmd.Flags().Changed("skip-tool") {
 		o.Hook.SkipTools = nil
 	}
@@ -178,9 +188,11 @@ func newUninstallCmd(io *streams, runF func(*installRun) error) *cobra.Command {
 	cmd.Short = "Take the server's hooks out of a client's config"
 	cmd.Long = `Removes the interceptor hooks for one server from the client's config (the
 same files as install), and the lists and objects that leaves empty. A
-file install created goes when nothing else is left in it; the backup goes
-once the file is back to it byte for byte. Other hooks and settings are
-left exactly as they are.`
+file install created goes when nothing else is left in it, and so does a
+dir that leaves empty; the backup goes once the file is back to it byte
+for byte; the trust records install --trust wrote for the hooks go with
+them. Other hooks and settings are left exactly as they are: install then
+uninstall gives back every byte.`
 	cmd.Example = "  interceptor uninstall " + hooks.ClaudeCodeClient.Name + " --server wf"
 	return cmd
 }
@@ -227,7 +239,22 @@ func runInstall(r *installRun) error {
 		o.Bin = bin
 	}
 	if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
-		fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); the hooks will fail until it does\n", o.Bin)
+		fails := "the hooks will fail"
+		if o.Proxy {
+			fails = "the client cannot start the server"
+		}
+		fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); %s until it does\n", o.Bin, fails)
+	}
+	if o.Proxy {
+		if o.Hook.Redact {
+			fmt.Fprintln(io.Err, "interceptor: note: --redact: the proxy always shows the model stand-ins, never the token")
+		}
+		res, err := install.InstallProxy(r.Env, o)
+		if err != nil {
+			return err
+		}
+		report(io, res, o, "install")
+		return nil
 	}
 	if o.Hook.StateDir == "" && os.Getenv("INTERCEPTOR_STATE_DIR") != "" {
 		fmt.Fprintf(io.Err, "interceptor: note: INTERCEPTOR_STATE_DIR is set here, but the hooks see it only if the client inherits it; pass --state-dir to write it into them\n")
@@ -242,29 +269,66 @@ func runInstall(r *installRun) error {
 
 // runUninstall takes the server's hooks out and reports what it did.
 func runUninstall(r *installRun) error {
+	if r.Opts.Proxy {
+		res, err := install.UninstallProxy(r.Env, r.Opts)
+		if err != nil {
+			return err
+		}
+		report(r.IO, res, r.Opts, "uninstall")
+		return nil
+	}
 	res, err := install.Uninstall(r.Env, r.Opts)
 	if err != nil {
 		return err
 	}
 	report(r.IO, res, r.Opts, "uninstall")
+	if !res.Changed {
+		if c, ok := hooks.FindClient(r.Opts.Client); ok {
+			servers, _ := install.MCPServers(r.Env, c)
+			for _, s := range servers {
+				if _, proxied := install.ProxyArgv(s.Command, s.Args); proxied && s.Name == r.Opts.Server {
+					fmt.Fprintf(r.IO.Err, "interceptor: note: server %q in %s runs through the proxy: uninstall --proxy puts it back\n", s.Name, s.Path)
+					break
+				}
+			}
+		}
+	}
 	return nil
 }
 
+// proxyOutcome says what install or uninstall --proxy did to the entry.
+func proxyOutcome(res *install.Result, verb string) string {
+	switch {
+	case !res.Changed && verb == "install":
+		return "already runs through the proxy; nothing to change"
+	case !res.Changed:
+		return "does not run through the proxy; nothing to change"
+	case verb == "install":
+		return "now runs through the proxy (as it was: " + res.Path + install.ProxyRecordSuffix + ")"
+	}
+	return "is back as it was"
+}
+
 // report prints what install or uninstall did: the diff with --dry-run,
-// else one line; notes go to stderr.
+// else one line; notes and warnings go to stderr.
 func report(io *streams, res *install.Result, o install.Options, verb string) {
 	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
 	for _, n := range res.Notes {
 		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.Err, "interceptor: warning: %s\n", w)
+	}
 	switch {
+	case res.Changed && o.DryRun:
+		fmt.Fprint(io.Out, res.Diff)
+		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+	case o.Proxy:
+		fmt.Fprintf(io.Out, "%s: server %q in %s %s\n", what, o.Server, res.Path, proxyOutcome(res, verb))
 	case !res.Changed && verb == "install":
 		fmt.Fprintf(io.Out, "%s: %s already has the hooks for server %q; nothing to change\n", what, res.Path, o.Server)
 	case !res.Changed:
 		fmt.Fprintf(io.Out, "%s: %s has no hooks for server %q; nothing to change\n", what, res.Path, o.Server)
-	case o.DryRun:
-		fmt.Fprint(io.Out, res.Diff)
-		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
 	case verb == "install":
 		msg := fmt.Sprintf("%s: added the hooks for server %q to %s", what, o.Server, res.Path)
 		if res.Created {

@@ -49,9 +49,10 @@ FILE.interceptor-backup. Comments stay where the client reads them (`+
 		displays(clientsWhere(func(c *hooks.Client) bool { return hookFile(c) && c.Syntax.Comments }))+`); a file with comments or trailing commas that the
 client itself would not read (`+displays(clientsWhere(func(c *hooks.Client) bool { return hookFile(c) && !c.Syntax.Comments }))+`) is refused, never
 rewritten. Installs running at once on one file take turns (a lock file
-.FILE.interceptor-lock beside it), so every server's hooks stay. A config
-that is a symlink is edited where it points; one pointing nowhere is
-refused.
+.FILE.interceptor-lock beside it while they run), so every server's hooks
+stay. A config that is a symlink is edited where it points; one pointing
+nowhere is refused. install warns when the client's own MCP server list has
+no server named --server (the hooks would never fire), naming the nearest.
 
 The hooks call this binary by its absolute path (or --bin), so a client
 started from a GUI with a thin PATH finds it. Each hook fires only for the
@@ -81,7 +82,38 @@ its shell and decide its own requests. It writes one more approve hook,
 whose matcher is the shell tool (the shim: its APPROVE_ARGS --match takes
 the shell in), shared by every server of the file and removed with the last
 approve hook install wrote. `+strings.Join(shellHooks, " ")+` Gating the shell is a speed bump, not a wall (docs/approvals.md).`) +
-		trustHelp()
+		trustHelp() + "\n\n" + wrap(`--proxy installs no hooks: it rewrites the server's entry in the client's
+own MCP config (`+showPaths(proxyConfigs())+`, and the project's files with --scope project) so the client starts 'interceptor proxy -- <its command>', or,
+for a Streamable HTTP server, 'interceptor-http proxy --url <its address>'
+(the binary next to this one), with its headers moved into the entry's
+environment, never into the arguments the process list shows. The hook
+options the proxy takes go with it. The entry as it was is kept in
+FILE.interceptor-proxy; 'uninstall --proxy' puts it back byte for byte
+(docs/proxy.md).`)
+}
+
+// proxyConfigs are the first user file of each client's MCP server
+// lists, which install --proxy edits (among the others).
+func proxyConfigs() []hooks.Path {
+	var out []hooks.Path
+	for _, c := range clientsWhere(all) {
+		for _, l := range c.MCPServers {
+			if !l.Path.Root.Project {
+				out = append(out, l.Path)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// showPaths are paths for a person, comma-separated.
+func showPaths(ps []hooks.Path) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, showPath(p))
+	}
+	return strings.Join(out, ", ")
 }
 
 // timeoutUnit is the unit of the client's hook timeout, in words.
@@ -165,5 +197,6 @@ func installExample() string {
 		"  interceptor install " + codex + " --server wf --scope project --dry-run\n" +
 		"  interceptor install " + claude + " --server wf --approve --approve-timeout 10m\n" +
 		"  interceptor install " + codex + " --server wf --approve --approve-shell\n" +
-		"  interceptor install " + opencode + " --server wf --redact --skip-tool start_session --skip-tool resume"
+		"  interceptor install " + opencode + " --server wf --redact --skip-tool start_session --skip-tool resume\n" +
+		"  interceptor install " + codex + " --server wf --proxy"
 }

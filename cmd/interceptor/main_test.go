@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,6 +44,7 @@ func TestScripts(t *testing.T) {
 			"perm":     cmdPerm,
 			"nofile":   cmdNoFile,
 			"contains": cmdContains,
+			"snapshot": cmdSnapshot,
 		},
 	})
 }
@@ -108,6 +112,40 @@ func cmdContains(ts *testscript.TestScript, neg bool, args []string) {
 	if bytes.Contains([]byte(hay), []byte(needle)) == neg {
 		ts.Fatalf("%s %s the text of %s", args[0], map[bool]string{true: "contains", false: "lacks"}[neg], args[1])
 	}
+}
+
+// snapshot DIR FILE: writes to FILE every entry under DIR, one a line:
+// its path, type and mode, and a file's size and SHA-256; cmp two
+// snapshots to show a tree came back byte for byte (lock files, backups
+// and empty dirs included).
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: snapshot DIR FILE")
+	}
+	root := ts.MkAbs(args[0])
+	var out strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(&out, "%s %s", filepath.ToSlash(rel), fi.Mode())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&out, " %d %x", len(b), sha256.Sum256(b))
+		}
+		out.WriteByte('\n')
+		return nil
+	})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out.String()), 0o644))
 }
 
 func TestRunDirect(t *testing.T) {

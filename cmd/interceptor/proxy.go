@@ -30,6 +30,7 @@ func newProxyCmd(io *streams) *cobra.Command {
 		cfg      proxy.Config
 		url      string
 		headers  []string
+		hdrEnv   headerEnvFlags
 		stateDir stateDirFlag
 		pattern  string
 		handles  string
@@ -123,6 +124,11 @@ server's exit code is the proxy's; its stderr passes through.`,
 					}
 					hdrs = append(hdrs, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
 				}
+				more, err := hdrEnv.headers(os.LookupEnv)
+				if err != nil {
+					return err
+				}
+				hdrs = append(hdrs, more...)
 				if runHTTP == nil {
 					return errors.New("proxy: --url: this binary has no HTTP relay (it would slow every hook's start-up); use interceptor-http from the same release, or build with -tags proxyhttp")
 				}
@@ -148,7 +154,8 @@ server's exit code is the proxy's; its stderr passes through.`,
 	fl.SetInterspersed(false)
 	fl.StringVar(&cfg.Server, "server-name", "", "the server's name: where --persist keeps its token")
 	fl.StringVar(&url, "url", "", "relay to this Streamable HTTP MCP endpoint instead of starting a command")
-	fl.StringArrayVar(&headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable)`)
+	fl.StringArrayVar(&headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable; the process list shows it: --header-env keeps a secret out)`)
+	hdrEnv.register(fl)
 	registerTokenFlags(fl, &tok, &pattern, &handles)
 	fl.BoolVar(&cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
 	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")

@@ -43,7 +43,7 @@ func commitOf(bi *debug.BuildInfo, ok bool) string {
 		}
 	}
 	if rev == "" {
-		return "commit unknown: not built with go build from a git clone"
+		return "commit unknown: not stamped (go build -buildvcs=true in a git clone stamps it)"
 	}
 	out := "commit " + rev[:min(12, len(rev))]
 	if when != "" {

@@ -140,9 +140,17 @@ type ourHook struct {
 
 func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 	d := &clientCheck{env: env, c: c, cr: ClientReport{Client: c.Name, Configs: []ConfigReport{}, Findings: []Finding{}}}
+	d.check()
+	doctorProxied(&d.cr, env, c) // a proxied server needs no hooks
+	return d.cr
+}
+
+// check checks the client's hooks.
+func (d *clientCheck) check() {
+	env, c := d.env, d.c
 	if c.Layout == hooks.Scripts {
 		d.scripts()
-		return d.cr
+		return
 	}
 	for _, p := range install.HookFiles(env, c) {
 		d.config(p)
@@ -150,10 +158,9 @@ func doctorClient(env install.Env, c *hooks.Client) ClientReport {
 	doctorHumanTimeouts(&d.cr, env, c) // held human tools need no hooks
 	if len(d.cr.Configs) == 0 {
 		d.cr.add(Info, "no config found (%s)", strings.Join(pathsOf(env, c), ", "))
-		return d.cr
+		return
 	}
 	d.hooks()
-	return d.cr
 }
 
 // scripts checks a client whose hooks are script files (hooks.Scripts).
@@ -219,6 +226,9 @@ func (d *clientCheck) shim(path, data string) []HookReport {
 	}
 	shimCarried(&d.cr, shim)
 	configured, _ := install.ConfiguredServers(d.env, d.c)
+	for _, s := range append(slices.Clone(shim.Servers), shim.DeliverServers...) {
+		doctorConfigured(&d.cr, d.env, d.c, s)
+	}
 	for _, s := range shim.Servers {
 		// The shim's own servers are not refused by its ARGS.
 		doctorCollisions(&d.cr, d.c, s, slices.DeleteFunc(slices.Clone(configured), func(n string) bool {
@@ -274,6 +284,7 @@ func (d *clientCheck) hooks() {
 // the configured servers, the set installed, what they carry, races.
 func (d *clientCheck) server(s string, mine []ourHook, configured []string) {
 	c, cr := d.c, &d.cr
+	doctorConfigured(cr, d.env, c, s)
 	for _, m := range mine {
 		doctorMatcher(cr, c, s, m.found, m.path)
 		doctorCollisions(cr, c, s, configured, m.found.Command.Argv, m.found.Event+" hook in "+m.path)

@@ -52,6 +52,7 @@ func doctorScripts(cr *ClientReport, env install.Env, c *hooks.Client, scope ins
 		scripts = append(scripts, script{path, cmd.Servers, cmd.Argv})
 	}
 	for _, srv := range slices.Sorted(maps.Keys(kinds)) {
+		doctorConfigured(cr, env, c, srv)
 		doctorServer(cr, c, srv, func() ([]string, []string) { return kinds[srv], []string{conf.Path} })
 	}
 	if len(scripts) > 0 {

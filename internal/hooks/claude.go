@@ -28,6 +28,10 @@ var ClaudeCodeClient = Client{
 		{Path: Path{HomeDir, ".claude.json"}, Key: "projects.{project}.mcpServers"},
 		{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
 	},
+	// Its docs: {"type":"stdio","command","args","env"} or
+	// {"type":"http","url","headers"} ("sse": the older transport).
+	MCPEntry: MCPEntry{Env: "env", Type: "type", Stdio: "stdio", HTTP: []URLKey{{"url", []string{"http"}}},
+		Headers: "headers", Auth: []string{"headersHelper", "oauth"}},
 	// No MCPToolTimeout: its MCP_TOOL_TIMEOUT is an environment
 	// variable, which doctor cannot see.
 	Naming:      ToolNaming{Prefix: mcpDunder, PluginForm: true},

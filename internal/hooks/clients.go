@@ -69,8 +69,10 @@ type Client struct {
 
 	Syntax Syntax
 
-	// MCPServers are where the client lists its MCP servers.
+	// MCPServers are where the client lists its MCP servers, and
+	// MCPEntry the shape of an entry there.
 	MCPServers []ServerList
+	MCPEntry   MCPEntry
 	// MCPToolTimeout is where the client keeps a server's MCP tool-call
 	// timeout (Key "": nowhere doctor can read it).
 	MCPToolTimeout MCPToolTimeout
@@ -173,6 +175,34 @@ type ServerList struct {
 	Path Path
 	Key  string // dotted; a JSON key holding dots is not supported
 	TOML bool
+}
+
+// MCPEntry is the shape of one server's entry in a client's MCP server
+// list, as far as install --proxy rewrites it: a server it starts (a
+// command) or one it reaches at a Streamable HTTP address.
+type MCPEntry struct {
+	// CommandArray: "command" holds the command and its arguments, in one
+	// array (OpenCode's); else "command" is a string and "args" an array.
+	CommandArray bool
+	// Env is the key of the environment the client gives a command.
+	Env string
+	// Type is the key naming the transport ("": none), and Stdio its
+	// value for a command ("": the key is left out).
+	Type, Stdio string
+	// HTTP are the keys a Streamable HTTP server's address may be under.
+	HTTP []URLKey
+	// Headers is the key of the HTTP headers the client sends it.
+	Headers string
+	// Auth are keys of an entry whose authentication the client does
+	// itself (OAuth, a helper that makes headers): a relay cannot carry it.
+	Auth []string
+}
+
+// URLKey is a key an entry holds a Streamable HTTP address under, when
+// the entry's Type is one of Types (nil: whatever it is, or none).
+type URLKey struct {
+	Key   string
+	Types []string
 }
 
 // MCPToolTimeout is where a client keeps an MCP server's tool-call

@@ -28,8 +28,11 @@ var ClineClient = Client{
 	MCPServers: []ServerList{
 		{Path: Path{HomeDir, ".cline/data/settings/cline_mcp_settings.json"}, Key: "mcpServers"},
 	},
-	Naming: ToolNaming{Prefix: serverDunder, HashedIfUnclean: true},
-	Hooks:  Cline{},
+	// {"command","args","env"}, or {"type":"streamableHttp","url",
+	// "headers"} (a url without that type is SSE).
+	MCPEntry: MCPEntry{Env: "env", Type: "type", Stdio: "stdio", HTTP: []URLKey{{"url", []string{"streamableHttp"}}}, Headers: "headers"},
+	Naming:   ToolNaming{Prefix: serverDunder, HashedIfUnclean: true},
+	Hooks:    Cline{},
 }
 
 // Cline speaks Cline CLI's hooks (observed with 3.0.65). Cline runs every

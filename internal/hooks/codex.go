@@ -27,6 +27,10 @@ var CodexClient = Client{
 		{Path: Path{codexHome, "config.toml"}, Key: "mcp_servers", TOML: true},
 		{Path: Path{ProjectDir, ".codex/config.toml"}, Key: "mcp_servers", TOML: true},
 	},
+	// Its docs: command, args, env (and env_vars, the names it passes on),
+	// or url (Streamable HTTP only) with bearer_token_env_var,
+	// http_headers and env_http_headers (install's TOML path reads those).
+	MCPEntry: MCPEntry{Env: "env", HTTP: []URLKey{{"url", nil}}, Headers: "http_headers"},
 	// Its docs: a server's tool_timeout_sec, 60 s by default.
 	MCPToolTimeout: MCPToolTimeout{Key: "tool_timeout_sec", Unit: time.Second, Default: 60 * time.Second},
 	Naming:         ToolNaming{Prefix: mcpDunderWord},

@@ -30,8 +30,11 @@ var CopilotClient = Client{
 		{Path: Path{ProjectDir, ".mcp.json"}, Key: "mcpServers"},
 		{Path: Path{ProjectDir, ".github/mcp.json"}, Key: "mcpServers"},
 	},
-	Naming: ToolNaming{Prefix: serverDash},
-	Hooks:  Copilot{},
+	// Its docs: {"type":"local","command","args","env","tools"} or
+	// {"type":"http","url","headers","tools"} ("sse": the older one).
+	MCPEntry: MCPEntry{Env: "env", Type: "type", Stdio: "local", HTTP: []URLKey{{"url", []string{"http"}}}, Headers: "headers"},
+	Naming:   ToolNaming{Prefix: serverDash},
+	Hooks:    Copilot{},
 }
 
 // Copilot speaks GitHub Copilot CLI's hooks (observed with 1.0.102), for

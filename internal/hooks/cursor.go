@@ -31,6 +31,8 @@ var CursorClient = Client{
 		{Path: Path{HomeDir, ".cursor/mcp.json"}, Key: "mcpServers"},
 		{Path: Path{ProjectDir, ".cursor/mcp.json"}, Key: "mcpServers"},
 	},
+	// Its docs: {"command","args","env"} or {"url","headers"}.
+	MCPEntry: MCPEntry{Env: "env", Type: "type", HTTP: []URLKey{{"url", nil}}, Headers: "headers"},
 	// Documented as MCP:<server>:<tool>, and as mcp__<server>__<tool>.
 	Naming: ToolNaming{Prefix: mcpColon, Also: mcpDunder},
 	Hooks:  Cursor{},

@@ -25,8 +25,11 @@ var DroidClient = Client{
 		{Path: Path{HomeDir, ".factory/mcp.json"}, Key: "mcpServers"},
 		{Path: Path{ProjectDir, ".factory/mcp.json"}, Key: "mcpServers"},
 	},
-	Naming: ToolNaming{Prefix: serverTripleUnderscore},
-	Hooks:  Droid{},
+	// {"type":"stdio","command","args","env"} or {"type":"http","url",
+	// "headers"}.
+	MCPEntry: MCPEntry{Env: "env", Type: "type", Stdio: "stdio", HTTP: []URLKey{{"url", []string{"http"}}}, Headers: "headers"},
+	Naming:   ToolNaming{Prefix: serverTripleUnderscore},
+	Hooks:    Droid{},
 }
 
 // Droid speaks Factory Droid's hooks (observed with 0.225.1 and 0.225.2), which follow

@@ -23,6 +23,10 @@ var GeminiClient = Client{
 		{Path: Path{HomeDir, ".gemini/settings.json"}, Key: "mcpServers"},
 		{Path: Path{ProjectDir, ".gemini/settings.json"}, Key: "mcpServers"},
 	},
+	// Its docs: command, args, env; httpUrl for Streamable HTTP, url for
+	// SSE unless "type" says "http".
+	MCPEntry: MCPEntry{Env: "env", Type: "type", HTTP: []URLKey{{"httpUrl", nil}, {"url", []string{"http"}}},
+		Headers: "headers", Auth: []string{"authProviderType", "oauth"}},
 	// Its docs: a server's timeout, in ms, 10 minutes by default.
 	MCPToolTimeout: MCPToolTimeout{Key: "timeout", Unit: time.Millisecond, Default: 10 * time.Minute},
 	Naming:         ToolNaming{Prefix: mcpUnderscore},

@@ -38,7 +38,8 @@ var KiloClient = Client{
 		{Path: Path{ProjectDir, ".kilocode/opencode.json"}, Key: "mcp"},
 		{Path: Path{ProjectDir, ".kilocode/opencode.jsonc"}, Key: "mcp"},
 	},
-	Naming: ToolNaming{Prefix: serverUnderscore},
+	MCPEntry: openCodeMCPEntry,
+	Naming:   ToolNaming{Prefix: serverUnderscore},
 	// The same shim and hook as OpenCode's (its payloads arrive as
 	// --client opencode).
 	PromptEvent: "chat.message",

@@ -23,7 +23,10 @@ var OpenCodeClient = Client{
 		{Path: Path{ProjectDir, "opencode.json"}, Key: "mcp"},
 		{Path: Path{ProjectDir, "opencode.jsonc"}, Key: "mcp"},
 	},
-	Naming: ToolNaming{Prefix: serverUnderscore},
+	// Its docs: {"type":"local","command":[...],"environment"} or
+	// {"type":"remote","url","headers"}.
+	MCPEntry: openCodeMCPEntry,
+	Naming:   ToolNaming{Prefix: serverUnderscore},
 	// OpenCode has no command hooks: the plugin shim runs deliver from
 	// its chat.message hook, which OpenCode 1.18.33 runs on each new
 	// user message before saving it (prompt.go's openCodePrompt).
@@ -163,3 +166,7 @@ func openCodePromptEvent(p fields) (*Event, error) {
 	}
 	return &Event{Phase: PhaseOther, Name: "chat.message", Session: session}, nil
 }
+
+// openCodeMCPEntry is an entry of OpenCode's "mcp" (and Kilo CLI's).
+var openCodeMCPEntry = MCPEntry{CommandArray: true, Env: "environment", Type: "type", Stdio: "local",
+	HTTP: []URLKey{{"url", []string{"remote"}}}, Headers: "headers", Auth: []string{"oauth"}}

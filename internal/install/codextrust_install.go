@@ -22,13 +22,20 @@ import (
 // one makes Codex skip it again until it is trusted anew. Records already
 // there with the same hash are left alone, ones with another hash get the
 // new one; nothing else in the file changes.
-func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result, error) {
+//
+// hooksBefore is the hooks file before this install: a trust file that
+// already trusts interceptor hooks of it is install's doing, not the user's
+// original, and gets no backup (uninstall removes a file it created).
+func trustHooks(env Env, c *hooks.Client, hooksPath string, hooksBefore, hooksDoc []byte, o Options) (*Result, error) {
 	if c.TrustRecord.Rel == "" {
 		return nil, fmt.Errorf("--trust: %s runs new hooks without being asked to trust them", c.Display)
 	}
 	hf, err := openConfig(hooksPath, false, false)
 	if err != nil {
 		return nil, err
+	}
+	if hooksDoc != nil {
+		hf.data = hooksDoc // what install wrote, or would write in a dry run
 	}
 	var want [][2]string // key, hash
 	if hf.data != nil {
@@ -53,8 +60,13 @@ func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result,
 	}
 	defer f.unlock()
 	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path, Created: f.data == nil}
-	if _, err := parseCodexState(c, f.path, f.data); err != nil {
+	before, err := parseCodexState(c, f.path, f.data)
+	if err != nil {
 		return nil, fmt.Errorf("--trust: %w: fix it and run again", err)
+	}
+	original := true
+	for key, hash := range trustKeys(c, hf.path, hooksBefore) {
+		original = original && before.Hooks.State[key].TrustedHash != hash
 	}
 	doc := bytes.Clone(f.data)
 	for _, w := range want {
@@ -75,7 +87,7 @@ func trustHooks(env Env, c *hooks.Client, hooksPath string, o Options) (*Result,
 	if f.data == nil && len(doc) == 0 {
 		doc = nil
 	}
-	return res, f.commit(res, doc, o.DryRun, false)
+	return res, f.commit(res, doc, o.DryRun, original)
 }
 
 // setTrustedHash sets hooks.state.<key>.trusted_hash to hash in the TOML

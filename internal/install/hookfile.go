@@ -112,6 +112,11 @@ func (h hookFile) merge(path string, doc []byte, o Options) ([]byte, []string, e
 	return out, notes, err
 }
 
+func (h hookFile) installed(doc []byte) bool {
+	found, err := findHooks("", doc, false, h.c)
+	return err == nil && len(found) > 0
+}
+
 func (h hookFile) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
 	doc, err := unmergeShellGate(path, doc, server, h.c)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,11 @@ func EnvFromOS(project string) (Env, error) {
 	if project, err = filepath.Abs(project); err != nil {
 		return Env{}, err
 	}
+	// A project dir that does not exist is a typo: writing its config would
+	// create the whole tree, and reading it finds nothing.
+	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+		return Env{}, fmt.Errorf("project dir %s: no such directory", project)
+	}
 	return Env{Home: home, Project: project, Getenv: os.Getenv}, nil
 }
 
@@ -78,6 +84,9 @@ type Options struct {
 	// Deliver installs, instead of the token hooks, the deliver hooks of a
 	// human tools server (deliver.go).
 	Deliver bool
+	// Proxy rewrites the server's entry in the client's MCP config to run
+	// through the proxy, instead of installing hooks (proxy.go).
+	Proxy bool
 }
 
 // Result tells what install or uninstall did (or, with DryRun, would do).
@@ -91,7 +100,13 @@ type Result struct {
 	Backup  string // the backup taken now, if any
 	Diff    string // unified diff of the change
 	Notes   []string
-	Trust   []string // what the user must do before the client runs the hooks
+	// Warnings are what makes the hooks likely not to work as installed
+	// (a server the client does not have).
+	Warnings []string
+	Trust    []string // what the user must do before the client runs the hooks
+
+	before, after []byte   // the file before and (or, with DryRun, would be) after the change; nil: none
+	removed       []string // the files removed
 }
 
 // client is one client's config format.
@@ -104,6 +119,9 @@ type client interface {
 	// unmerge returns doc without the server's hooks; nil means the file
 	// should go (install created it and nothing else is left).
 	unmerge(path string, doc []byte, server string, created bool) ([]byte, error)
+	// installed reports whether doc holds hooks install wrote (for any
+	// server): such a file is not the user's original, and gets no backup.
+	installed(doc []byte) bool
 }
 
 // Clients lists the client names install knows.
@@ -223,25 +241,30 @@ func Install(env Env, o Options) (*Result, error) {
 	if paired && err == nil {
 		var second *Result
 		if second, err = installFile(env, o, p.pair()); err == nil {
-			res.join(second, "wrote")
+			res.join(second, didVerb(o.DryRun, "wrote", "would write"))
 		}
 	}
 	if err != nil {
 		return res, err
 	}
 	res.Notes = append(notes, res.Notes...)
+	if msg, none := NotConfigured(env, desc, o.Server); none {
+		res.Notes = append(res.Notes, msg)
+	} else if msg != "" {
+		res.Warnings = append(res.Warnings, msg)
+	}
 	if o.Hook.Redact && desc.RedactCaveat != "" {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
 	}
 	if o.Trust {
-		tr, err := trustHooks(env, desc, res.Path, o)
+		tr, err := trustHooks(env, desc, res.Path, res.before, res.after, o)
 		if err != nil {
 			return res, err
 		}
 		if tr.Changed {
 			res.Changed = true
 			res.Diff += tr.Diff
-			res.Notes = append(res.Notes, "recorded the hooks as trusted in "+tr.Path)
+			res.Notes = append(res.Notes, didVerb(o.DryRun, "recorded", "would record")+" the hooks as trusted in "+tr.Path)
 		}
 		return res, nil
 	}
@@ -259,7 +282,7 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	c, _, err := lookup(o.Client)
+	c, desc, err := lookup(o.Client)
 	if err != nil {
 		return nil, err
 	}
@@ -267,10 +290,42 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	if p, ok := c.(pairedClient); ok && err == nil {
 		var second *Result
 		if second, err = uninstallFile(env, o, p.pair()); err == nil {
-			res.join(second, "changed")
+			res.join(second, didVerb(o.DryRun, "changed", "would change"))
 		}
 	}
+	if err == nil && res.Changed && desc.TrustRecord.Rel != "" {
+		var tr *Result
+		tr, err = untrustHooks(env, desc, trustKeys(desc, res.Path, res.before), trustKeys(desc, res.Path, res.after), o)
+		if tr != nil && tr.Changed {
+			res.Diff += tr.Diff
+			res.Notes = append(res.Notes, didVerb(o.DryRun, "took", "would take")+" the hooks' trust records out of "+tr.Path)
+			res.removed = append(res.removed, tr.removed...)
+		}
+	}
+	if res != nil {
+		removeEmptyDirs(env, desc, res.removed)
+	}
 	return res, err
+}
+
+// removeEmptyDirs removes the dirs that removing files left empty, from
+// each file's dir up, short of the home dir, the project dir and a dir a
+// client's variable names (CODEX_HOME): a client's config dir install
+// made for its file goes with it.
+func removeEmptyDirs(env Env, c *hooks.Client, files []string) {
+	stops := []string{filepath.Clean(env.Home), filepath.Clean(env.Project)}
+	for _, p := range []hooks.Path{c.User, c.Project, c.Local, c.TrustRecord} {
+		if p.Root.Var != "" && env.Getenv != nil && env.Getenv(p.Root.Var) != "" {
+			stops = append(stops, filepath.Clean(env.Dir(p.Root)))
+		}
+	}
+	for _, f := range files {
+		for dir := filepath.Dir(f); !slices.Contains(stops, dir) && filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil { // only an empty dir goes
+				break
+			}
+		}
+	}
 }
 
 // pairedClient is a client whose hooks take a second file (Cline: one
@@ -301,7 +356,16 @@ func installFile(env Env, o Options, c client) (*Result, error) {
 		return nil, err
 	}
 	res.Notes = notes
-	return res, f.commit(res, out, o.DryRun, false)
+	res.before, res.after = f.data, out
+	return res, f.commit(res, out, o.DryRun, !c.installed(f.data))
+}
+
+// didVerb is done, or would when a dry run writes nothing.
+func didVerb(dryRun bool, done, would string) string {
+	if dryRun {
+		return would
+	}
+	return done
 }
 
 // join adds what was done to a paired client's second file: Path stays
@@ -317,6 +381,7 @@ func (r *Result) join(second *Result, verb string) {
 	r.Removed = r.Removed && second.Removed
 	r.Diff += second.Diff
 	r.Notes = append(r.Notes, second.Notes...)
+	r.removed = append(r.removed, second.removed...)
 	if r.Backup == "" {
 		r.Backup = second.Backup
 	}
@@ -337,7 +402,8 @@ func uninstallFile(env Env, o Options, c client) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, f.commit(res, out, o.DryRun, true)
+	res.before, res.after = f.data, out
+	return res, f.commit(res, out, o.DryRun, false)
 }
 
 // collisions are the servers configured in the client whose tool names
@@ -366,8 +432,8 @@ type configFile struct {
 
 // LockSuffix names the lock file next to a config (".NAME" + LockSuffix)
 // that install and uninstall hold across read-modify-write, so concurrent
-// runs for different servers all keep their hooks. It stays: removing a
-// lock file others may be waiting on would let two runs hold it.
+// runs for different servers all keep their hooks. It goes with its last
+// holder (privfs.LockRemoved): nothing of it stays beside the user's file.
 const LockSuffix = ".interceptor-lock"
 
 // lockWait is how long install waits for another install on the same file.
@@ -395,7 +461,7 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 		}
 	}
 	if _, err := os.Stat(dir); err == nil && lock {
-		if f.release, err = privfs.Lock(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), "install", lockWait); err != nil {
+		if f.release, err = privfs.LockRemoved(filepath.Join(dir, "."+filepath.Base(f.path)+LockSuffix), "install", lockWait); err != nil {
 			return nil, fmt.Errorf("%s: another interceptor install or uninstall holds it: %w", f.path, err)
 		}
 	}
@@ -428,10 +494,12 @@ func isLink(path string) bool {
 	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
-// commit writes out (nil: remove the file), taking a backup before the first
-// change of a file that existed; uninstall drops the backup once the file is
-// back to it.
-func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) error {
+// commit writes out (nil: remove the file). Before the first change of a
+// file that existed and held nothing of install's (original), it takes a
+// backup; once the file is back to it, the backup goes. A file install
+// created has none, which is how uninstall knows to remove it when nothing
+// else is left: a second server's install into it must not take one.
+func (f *configFile) commit(res *Result, out []byte, dryRun, original bool) error {
 	if f.data != nil && out != nil && bytes.Equal(out, f.data) {
 		return nil
 	}
@@ -445,7 +513,7 @@ func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) err
 		return nil
 	}
 	backup := f.path + BackupSuffix
-	if !uninstall && f.data != nil && !exists(backup) {
+	if original && f.data != nil && !exists(backup) {
 		if err := writeNew(backup, f.data); err != nil {
 			return err
 		}
@@ -455,15 +523,14 @@ func (f *configFile) commit(res *Result, out []byte, dryRun, uninstall bool) err
 		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
+		res.removed = append(res.removed, f.path)
 		return nil
 	}
 	if err := writeAtomic(f.path, out, f.mode); err != nil {
 		return err
 	}
-	if uninstall {
-		if b, err := ReadConfig(backup); err == nil && bytes.Equal(b, out) {
-			os.Remove(backup)
-		}
+	if b, err := ReadConfig(backup); err == nil && bytes.Equal(b, out) {
+		os.Remove(backup)
 	}
 	return nil
 }

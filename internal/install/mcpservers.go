@@ -109,6 +109,15 @@ func serverEntries(data []byte, l hooks.ServerList, project, timeoutKey string) 
 		for _, a := range v.Get("args").Array() {
 			e.Args = append(e.Args, a.Str)
 		}
+		if cmd := v.Get("command"); cmd.IsArray() { // OpenCode's: the command and its args
+			for i, a := range cmd.Array() {
+				if i == 0 {
+					e.Command = a.Str
+				} else {
+					e.Args = append(e.Args, a.Str)
+				}
+			}
+		}
 		if t := v.Get(gjson.Escape(timeoutKey)); timeoutKey != "" && t.Type == gjson.Number {
 			e.ToolTimeout, e.HasToolTimeout = t.Float(), true
 		}
@@ -116,4 +125,75 @@ func serverEntries(data []byte, l hooks.ServerList, project, timeoutKey string) 
 		return true
 	})
 	return out, nil
+}
+
+// NotConfigured says, when server is not among the MCP servers the client
+// lists where install can read them, why the hooks for it would never fire,
+// with the nearest configured name ("": it is configured). none is set when
+// the client lists no server at all there: a server given another way (on
+// the command line, by an Agent SDK app) cannot be told from a typo.
+func NotConfigured(env Env, c *hooks.Client, server string) (msg string, none bool) {
+	servers, problems := MCPServers(env, c)
+	if len(problems) > 0 {
+		return "", false // the lists that cannot be read are reported as such
+	}
+	var names, files []string
+	for _, s := range servers {
+		if s.Name == server {
+			return "", false
+		}
+		names = append(names, s.Name)
+		files = append(files, s.Path)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) == 0 {
+		var where []string
+		for _, l := range c.MCPServers {
+			where = append(where, env.Resolve(l.Path))
+		}
+		slices.Sort(where)
+		return fmt.Sprintf("%s lists no MCP servers where interceptor can read them (%s), so it cannot check that %q is one: if it is not, the hooks never fire", c.Display, strings.Join(slices.Compact(where), ", "), server), true
+	}
+	slices.Sort(files)
+	msg = fmt.Sprintf("%s has no MCP server named %q (it has %s, in %s): the hooks for %q never fire", c.Display, server, strings.Join(names, ", "), strings.Join(slices.Compact(files), ", "), server)
+	if near := Nearest(server, names); near != "" {
+		msg += fmt.Sprintf("; did you mean --server %s?", near)
+	}
+	return msg, false
+}
+
+// Nearest is the name of names closest to name, when it is close enough to
+// be a typo of it (a few edits, or case only); "" when none is.
+func Nearest(name string, names []string) string {
+	best, bestD := "", -1
+	for _, n := range names {
+		d := editDistance(strings.ToLower(name), strings.ToLower(n))
+		if d <= max(2, len(name)/3) && (bestD < 0 || d < bestD) {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (server
+// names are short).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -124,6 +124,11 @@ func (c scripts) merge(path string, doc []byte, o Options) ([]byte, []string, er
 	return renderScript(c.c, c.event, c.argv(o.Bin, servers, given.args())), notes, nil
 }
 
+func (c scripts) installed(doc []byte) bool {
+	old, ok := ReadScript(c.c, string(doc))
+	return ok && len(old.Servers) > 0
+}
+
 func (c scripts) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {
 	old, ok := ReadScript(c.c, string(doc))
 	if !ok {

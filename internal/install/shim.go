@@ -242,7 +242,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 		argv := approveArgv(o, oc.c.Name, oc.approveMatch(o.Server))
 		c.approveArgs = argv[4:]
 		if len(approveArgs) > 0 && !slices.Equal(approveArgs, c.approveArgs) {
-			notes = append(notes, "the shim's approve options (APPROVE_ARGS) are shared by every server it serves; replaced them")
+			notes = append(notes, "the shim's approve options (APPROVE_ARGS) are shared by every server it serves; "+didVerb(o.DryRun, "replaced them", "would replace them"))
 		}
 	} else if len(approveArgs) > 0 {
 		notes = append(notes, "the shim runs approve (APPROVE_ARGS); it stays: uninstall to remove it")
@@ -300,6 +300,11 @@ func splitNotServers(args []string) (rest, not []string) {
 		rest = append(rest, args[i])
 	}
 	return rest, not
+}
+
+func (oc shim) installed(doc []byte) bool {
+	c, ok := readShim(string(doc))
+	return ok && len(c.servers())+len(c.deliverServers()) > 0
 }
 
 func (oc shim) unmerge(path string, doc []byte, server string, created bool) ([]byte, error) {

@@ -30,13 +30,50 @@ func Locked(path, what string, timeout time.Duration, fn func() error) error {
 // others' holds keeps losing). A wait that times out is abandoned in its
 // goroutine, which lets the lock go if it gets it later.
 func Lock(path, what string, timeout time.Duration) (unlock func(), err error) {
+	lk, err := lock(path, what, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return func() { lk.Unlock() }, nil
+}
+
+// LockRemoved is Lock for a lock file that must not outlive its holders
+// (one beside a user's config): unlock removes it, then lets the lock go.
+// A waiter that was handed the lock of a file removed meanwhile sees that
+// the path no longer names the file it locked, and starts over on the new
+// one, so two holders never hold two files of the same name at once.
+// Where the system refuses to remove an open file (Windows), it stays.
+func LockRemoved(path, what string, timeout time.Duration) (unlock func(), err error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		lk, err := lock(path, what, time.Until(deadline))
+		if err != nil {
+			return nil, err
+		}
+		held, herr := lk.Stat()
+		now, nerr := os.Lstat(path)
+		if herr == nil && nerr == nil && os.SameFile(held, now) {
+			return func() {
+				os.Remove(path)
+				lk.Unlock()
+			}, nil
+		}
+		lk.Unlock()
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s lock %s: still held by another process after %s", what, path, timeout)
+		}
+	}
+}
+
+// lock takes the exclusive flock of Lock.
+func lock(path, what string, timeout time.Duration) (*flock.Flock, error) {
 	if err := CheckLockFile(path); err != nil {
 		return nil, err
 	}
 	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	acquired := make(chan error, 1)
 	go func() { acquired <- lk.Lock() }()
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(max(timeout, 0))
 	defer timer.Stop()
 	select {
 	case err := <-acquired:
@@ -51,5 +88,5 @@ func Lock(path, what string, timeout time.Duration) (unlock func(), err error) {
 		}()
 		return nil, fmt.Errorf("%s lock %s: still held by another process after %s", what, path, timeout)
 	}
-	return func() { lk.Unlock() }, nil
+	return lk, nil
 }

@@ -206,3 +206,47 @@ func TestCheckDir(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 }
+
+// TestLockRemovedExcludesAndLeavesNothing: holders that remove the lock
+// file as they let go still exclude each other (a waiter handed the lock of
+// a removed file starts over on the new one), and the last leaves no file.
+func TestLockRemovedExcludesAndLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path, counter := filepath.Join(dir, ".lock"), filepath.Join(dir, "n")
+	if err := os.WriteFile(counter, []byte("0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const workers, rounds = 8, 25
+	errs := make(chan error, workers)
+	for range workers {
+		go func() {
+			for range rounds {
+				unlock, err := LockRemoved(path, "test", 10*time.Second)
+				if err != nil {
+					errs <- err
+					return
+				}
+				// Read, yield, write: two holders at once lose a count.
+				b, _ := os.ReadFile(counter)
+				var n int
+				fmt.Sscan(string(b), &n)
+				time.Sleep(50 * time.Microsecond)
+				os.WriteFile(counter, []byte(fmt.Sprint(n+1)), 0o600)
+				unlock()
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(counter)
+	if string(b) != fmt.Sprint(workers*rounds) {
+		t.Errorf("counted %s, want %d: two holders held the lock at once", b, workers*rounds)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the lock file stayed: %v", err)
+	}
+}

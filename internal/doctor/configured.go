@@ -1,0 +1,20 @@
+package doctor
+
+import (
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/install"
+)
+
+// doctorConfigured fails the hooks of a server the client has not
+// configured (a typo in --server): they never fire, and nothing else would
+// say so. Where the client lists no server doctor can read, it warns.
+func doctorConfigured(cr *ClientReport, env install.Env, c *hooks.Client, server string) {
+	msg, none := install.NotConfigured(env, c, server)
+	switch {
+	case msg == "":
+	case none:
+		cr.add(Warn, "server %q: %s", server, msg)
+	default:
+		cr.add(Fail, "server %q: %s (uninstall them: interceptor uninstall %s --server %s)", server, msg, c.Name, server)
+	}
+}
