@@ -37,7 +37,6 @@ const (
 	historyDir = "history" // every other request
 	stagingDir = ".open-new"
 	lockName   = ".lock"
-	tempPrefix = ".tmp-"
 	maxRecord  = 16 << 20 // a tool input is at most a hook payload (8 MiB)
 )
 
@@ -208,11 +207,11 @@ func (s *Store) migrate() error {
 			if r, err := readRequest(from); err == nil && r.open() {
 				to = filepath.Join(staging, e.Name())
 			}
-			if err := os.Rename(from, to); err != nil {
-				return fmt.Errorf("moving approval record %s: %w", from, err)
+			if err := privfs.Rename(from, to, "approval record"); err != nil {
+				return err
 			}
 		}
-		return os.Rename(staging, s.openDir())
+		return privfs.Rename(staging, s.openDir(), "approval queue dir")
 	})
 }
 
@@ -750,34 +749,13 @@ func (s *Store) write(r Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.openDir(), tempPrefix+"*")
-	if err != nil {
-		return fmt.Errorf("writing approval record: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op once renamed
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
+	if err := privfs.WriteFile(s.openPath(r.ID), "approval record", data, privfs.WriteOptions{Sync: true}); err != nil {
 		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing approval record: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing approval record: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, s.openPath(r.ID)); err != nil {
-		return fmt.Errorf("writing approval record: %w", err)
 	}
 	if !r.open() {
 		// The change is made: a record that cannot move stays in open/,
 		// read right, and retire tries again.
-		os.Rename(s.openPath(r.ID), s.historyPath(r.ID))
+		privfs.Rename(s.openPath(r.ID), s.historyPath(r.ID), "approval record")
 	}
 	return nil
 }

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
@@ -135,7 +133,7 @@ func (c *Chat) writeRunner(r RunnerInfo) error {
 	if r.Failure != "" {
 		out, _ = sjson.Set(out, "failure", r.Failure)
 	}
-	return writeFile(c.path(runnerFile), []byte(out+"\n"))
+	return writeFile(c.path(runnerFile), "chat runner record", []byte(out+"\n"))
 }
 
 // Runner reads what the runner recorded; fs.ErrNotExist before it started.
@@ -151,25 +149,11 @@ func (c *Chat) Runner() (RunnerInfo, error) {
 		Failure: j.Get("failure").Str}, nil
 }
 
-// runnerAlive reports whether a runner holds the chat's runner lock. The
-// lock file is opened read-only: closing a file opened for writing wakes
-// every watch on the chat dir (IN_CLOSE_WRITE), and a long poll, which
-// asks this on each wake, woke itself in a loop.
+// runnerAlive reports whether a runner holds the chat's runner lock. A
+// long poll asks this on each wake of its watch of the chat dir: Held only
+// reads, so the probe does not wake the poll again.
 func (c *Chat) runnerAlive() bool {
-	path := c.path(runnerLock)
-	if _, err := os.Lstat(path); err != nil {
-		return false
-	}
-	lk := flock.New(path, flock.SetFlag(os.O_RDONLY|noFollow))
-	ok, err := lk.TryRLock()
-	if err != nil {
-		return false
-	}
-	if ok {
-		lk.Unlock()
-		return false
-	}
-	return true
+	return privfs.Held(c.path(runnerLock))
 }
 
 // Append adds normalized events to the log under the chat's lock and

@@ -85,7 +85,7 @@ func deadRunnerChat(t *testing.T, s *Store, name string, ri RunnerInfo) *Chat {
 	if err := os.Mkdir(chat.Dir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(chat.path(promptFile), []byte(`{"prompt":"x","created":"2020-01-01T00:00:00Z"}`+"\n")); err != nil {
+	if err := writeFile(chat.path(promptFile), "chat prompt", []byte(`{"prompt":"x","created":"2020-01-01T00:00:00Z"}`+"\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := chat.writeRunner(ri); err != nil {
@@ -149,7 +149,7 @@ func TestEnvKeysRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, childFile)
-	if err := writeFile(path, encodeChild(Child{ID: "0123456789abcdef", Name: "x", Env: env})); err != nil {
+	if err := writeFile(path, "child record", encodeChild(Child{ID: "0123456789abcdef", Name: "x", Env: env})); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readChild(path)

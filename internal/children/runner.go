@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -74,7 +74,7 @@ func (s *Store) StartChat(idOrName, prompt string) (*Chat, error) {
 		p := `{}`
 		p, _ = sjson.Set(p, "prompt", prompt)
 		p, _ = sjson.Set(p, "created", time.Now().UTC().Format(timeFmt))
-		return writeFile(chat.path(promptFile), []byte(p+"\n"))
+		return writeFile(chat.path(promptFile), "chat prompt", []byte(p+"\n"))
 	})
 	if err != nil {
 		return nil, err
@@ -123,15 +123,14 @@ func (s *Store) Run(ctx context.Context, chatID string, approveTimeout time.Dura
 	if err != nil {
 		return err
 	}
-	lk := flock.New(chat.path(runnerLock), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err := lk.TryLock()
+	unlock, ok, err := privfs.TryLock(chat.path(runnerLock), "chat "+chatID+" runner")
 	if err != nil {
-		return fmt.Errorf("chat %s: runner lock: %w", chatID, err)
+		return err
 	}
 	if !ok {
 		return fmt.Errorf("chat %s: another runner owns it", chatID)
 	}
-	defer lk.Unlock()
+	defer unlock()
 	info := RunnerInfo{RunnerPID: os.Getpid(), Started: time.Now()}
 	if err := chat.writeRunner(info); err != nil {
 		return err
@@ -184,7 +183,7 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 		return Failed, "", fmt.Sprintf("%s: %v", client.Name(), err)
 	}
 	for name, content := range c.Files {
-		if err := writeFile(chat.path(name), []byte(content)); err != nil {
+		if err := writeFile(chat.path(name), "chat file", []byte(content)); err != nil {
 			return Failed, "", err.Error()
 		}
 	}

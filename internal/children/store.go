@@ -211,7 +211,7 @@ func (s *Store) Create(c Child) (Child, error) {
 		if err := os.Mkdir(s.childDir(c.ID), 0o700); err != nil {
 			return err
 		}
-		return writeFile(filepath.Join(s.childDir(c.ID), childFile), encodeChild(c))
+		return writeFile(filepath.Join(s.childDir(c.ID), childFile), "child record", encodeChild(c))
 	})
 	if err != nil {
 		return Child{}, err
@@ -350,7 +350,7 @@ func (s *Store) update(id string, fn func(*Child) error) (Child, error) {
 			return err
 		}
 		out = c
-		return writeFile(path, encodeChild(c))
+		return writeFile(path, "child record", encodeChild(c))
 	})
 	return out, err
 }
@@ -421,30 +421,10 @@ func (c Child) JSON() string {
 	return strings.TrimSpace(string(encodeChild(c)))
 }
 
-// writeFile replaces path atomically (temp file, fsync, rename), 0600.
-func writeFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+// writeFile replaces path whole, synced, 0600 (privfs.WriteFile); what
+// names it in errors.
+func writeFile(path, what string, data []byte) error {
+	return privfs.WriteFile(path, what, data, privfs.WriteOptions{Sync: true})
 }
 
 // ChatID names one chat of one child: "<child id>-<n>". It is the
