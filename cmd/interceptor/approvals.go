@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
@@ -201,7 +202,7 @@ func newApprovalsDecideCmd(io *streams, allow bool) *cobra.Command {
 			if updated != "" && !gjson.Valid(updated) {
 				return errors.New("--updated-input is not valid JSON")
 			}
-			r, err := q.Decide(args[0], approvals.Decision{Allow: allow, Message: message, UpdatedInput: updated, By: approvals.Decider("cli")})
+			r, err := q.Decide(args[0], hooks.Decision{Allow: allow, Reason: message, UpdatedInput: updated, By: approvals.Decider("cli")})
 			if err != nil {
 				return err
 			}
@@ -463,7 +464,7 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 					fmt.Fprint(out, "  [v]iew all [d]eny [s]kip [q]uit? ")
 					continue
 				}
-				r, err := q.Decide(asking, approvals.Decision{Allow: allow, By: approvals.Decider("watch")})
+				r, err := q.Decide(asking, hooks.Decision{Allow: allow, By: approvals.Decider("watch")})
 				switch {
 				case errors.Is(err, approvals.ErrDecided), errors.Is(err, approvals.ErrUnknown):
 					fmt.Fprintf(out, "\n%v\n", err)

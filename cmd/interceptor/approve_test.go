@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/mcpserver"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -155,7 +156,7 @@ func TestApprovalsWatch(t *testing.T) {
 	// A request decided elsewhere is reported, not asked about again.
 	r3, _ := q.Enqueue(approvals.Request{Tool: "mcp__wf__three", Deadline: time.Now().Add(time.Minute)})
 	waitFor("new: " + r3.ID)
-	q.Decide(r3.ID, approvals.Decision{Allow: true, By: "someone else"})
+	q.Decide(r3.ID, hooks.Decision{Allow: true, By: "someone else"})
 	waitFor(r3.ID + " was allowed elsewhere (by someone else)")
 	pw.Write([]byte("q"))
 	if err := <-done; err != nil {
@@ -469,7 +470,7 @@ func TestViewsMaskWhatIsHeldNow(t *testing.T) {
 		t.Fatal(err)
 	}
 	done, _ := q.Enqueue(approvals.Request{Tool: "t", Input: `{"b":"` + latest + `"}`, Deadline: time.Now().Add(time.Minute)})
-	if _, err := q.Decide(done.ID, approvals.Decision{Allow: true, UpdatedInput: `{"b":"` + latest + `"}`, Message: "ok " + latest, By: "t"}); err != nil {
+	if _, err := q.Decide(done.ID, hooks.Decision{Allow: true, UpdatedInput: `{"b":"` + latest + `"}`, Reason: "ok " + latest, By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	st := state.New(dir)

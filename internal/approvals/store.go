@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
@@ -50,21 +51,21 @@ var (
 
 // Request is one approval request and, once decided, its decision.
 type Request struct {
-	ID        string
-	Client    string // the client's --client name (claude-code for its permission-prompt tool; Origin tells the routes apart)
-	Session   string // compared as bytes: one that is not UTF-8 is kept exactly (session_hex)
-	Tool      string
-	Input     string // the tool arguments, raw JSON ("{}" when none)
-	Created   time.Time
-	Deadline  time.Time // when the waiting hook gives up; zero: never
-	Status    Status
-	Message   string // the decision's reason, shown to the model
-	Updated   string // raw JSON of new arguments to run with (allow only); "" none
-	DecidedBy string
-	DecidedAt time.Time
-	Origin    string // what enqueued it (e.g. "approve hook pid 123"); informational
-	Chat      string // the child chat that asked (interceptor children), "" none
-	ToolUseID string // the client's id of the call, when it sends one
+	ID           string
+	Client       string // the client's --client name (claude-code for its permission-prompt tool; Origin tells the routes apart)
+	Session      string // compared as bytes: one that is not UTF-8 is kept exactly (session_hex)
+	Tool         string
+	Input        string // the tool arguments, raw JSON ("{}" when none)
+	Created      time.Time
+	Deadline     time.Time // when the waiting hook gives up; zero: never
+	Status       Status
+	Reason       string // the decision's reason, shown to the model
+	UpdatedInput string // raw JSON of new arguments to run with (allow only); "" none
+	DecidedBy    string
+	DecidedAt    time.Time
+	Origin       string // what enqueued it (e.g. "approve hook pid 123"); informational
+	Chat         string // the child chat that asked (interceptor children), "" none
+	ToolUseID    string // the client's id of the call, when it sends one
 
 	// Kind is "" for an approval (allow or deny) and KindInput for a human
 	// tool's question, which a person answers with text (input.go).
@@ -78,6 +79,16 @@ type Request struct {
 	DeliveredTo string    // input, park: what delivered it (the prompt hook, a chat)
 }
 
+// Decision is the decision a decided request records, by whom it was
+// made; a request still pending or expired has none (a deny).
+func (r Request) Decision() hooks.Decision {
+	d := hooks.Decision{Allow: r.Status == Allowed, Reason: r.Reason, By: r.DecidedBy}
+	if d.Allow {
+		d.UpdatedInput = r.UpdatedInput
+	}
+	return d
+}
+
 // Stale reports a pending request whose waiter has given up (its deadline
 // passed, e.g. the client killed the hook): nobody waits for a decision.
 func (r Request) Stale(now time.Time) bool {
@@ -89,14 +100,6 @@ func (r Request) Stale(now time.Time) bool {
 // rest in history/.
 func (r Request) open() bool {
 	return r.Status == Pending || r.Status == Answered && r.Mode == ModePark
-}
-
-// Decision is a supervisor's answer.
-type Decision struct {
-	Allow        bool
-	Message      string
-	UpdatedInput string // raw JSON object, allow only; "" none
-	By           string // who decided, e.g. "cli", "mcp supervisor", "watch"
 }
 
 // Store is an approval queue rooted at a state dir.
@@ -268,7 +271,7 @@ func (s *Store) Enqueue(r Request) (Request, error) {
 		return Request{}, fmt.Errorf("making an id: %w", err)
 	}
 	r.ID, r.Status = id, Pending
-	r.Message, r.Updated, r.DecidedBy, r.DecidedAt = "", "", "", time.Time{}
+	r.Reason, r.UpdatedInput, r.DecidedBy, r.DecidedAt = "", "", "", time.Time{}
 	if r.Input == "" || !gjson.Valid(r.Input) {
 		r.Input = "{}"
 	}
@@ -315,11 +318,11 @@ func (s *Store) read(id string) (Request, error) {
 	return r, err
 }
 
-// Decide applies a decision to a pending request. It returns the request as
-// stored afterwards. Deciding an unknown id is ErrUnknown; deciding a
+// Decide applies a supervisor's decision to a pending request: d.By is
+// recorded as who decided. It returns the request as stored afterwards. Deciding an unknown id is ErrUnknown; deciding a
 // request that is no longer pending (decided, expired, or stale: its waiter
 // gave up) is ErrDecided, with the stored request returned unchanged.
-func (s *Store) Decide(id string, d Decision) (Request, error) {
+func (s *Store) Decide(id string, d hooks.Decision) (Request, error) {
 	if d.UpdatedInput != "" {
 		if !d.Allow {
 			return Request{}, errors.New("updated input goes only with an allow")
@@ -346,9 +349,9 @@ func (s *Store) Decide(id string, d Decision) (Request, error) {
 		r.Status = Denied
 		if d.Allow {
 			r.Status = Allowed
-			r.Updated = rawjson.OneLine(d.UpdatedInput)
+			r.UpdatedInput = rawjson.OneLine(d.UpdatedInput)
 		}
-		r.Message, r.DecidedBy, r.DecidedAt = d.Message, d.By, now
+		r.Reason, r.DecidedBy, r.DecidedAt = d.Reason, d.By, now
 		out = *r
 		return nil
 	})
@@ -793,9 +796,9 @@ func encode(r Request) ([]byte, error) {
 	setRaw("input", r.Input)
 	tm("created", r.Created)
 	tm("deadline", r.Deadline)
-	set("message", r.Message)
-	if r.Updated != "" {
-		setRaw("updated_input", r.Updated)
+	set("message", r.Reason)
+	if r.UpdatedInput != "" {
+		setRaw("updated_input", r.UpdatedInput)
 	}
 	set("decided_by", r.DecidedBy)
 	tm("decided_at", r.DecidedAt)
@@ -853,21 +856,21 @@ func decode(path string, data []byte) (Request, error) {
 		return t
 	}
 	r := Request{
-		ID:        j.Get("id").Str,
-		Status:    Status(j.Get("status").Str),
-		Client:    j.Get("client").Str,
-		Session:   j.Get("session").Str,
-		Tool:      j.Get("tool").Str,
-		Input:     j.Get("input").Raw,
-		Created:   tm("created"),
-		Deadline:  tm("deadline"),
-		Message:   j.Get("message").Str,
-		Updated:   j.Get("updated_input").Raw,
-		DecidedBy: j.Get("decided_by").Str,
-		DecidedAt: tm("decided_at"),
-		Origin:    j.Get("origin").Str,
-		Chat:      j.Get("chat").Str,
-		ToolUseID: j.Get("tool_use_id").Str,
+		ID:           j.Get("id").Str,
+		Status:       Status(j.Get("status").Str),
+		Client:       j.Get("client").Str,
+		Session:      j.Get("session").Str,
+		Tool:         j.Get("tool").Str,
+		Input:        j.Get("input").Raw,
+		Created:      tm("created"),
+		Deadline:     tm("deadline"),
+		Reason:       j.Get("message").Str,
+		UpdatedInput: j.Get("updated_input").Raw,
+		DecidedBy:    j.Get("decided_by").Str,
+		DecidedAt:    tm("decided_at"),
+		Origin:       j.Get("origin").Str,
+		Chat:         j.Get("chat").Str,
+		ToolUseID:    j.Get("tool_use_id").Str,
 
 		Kind:        j.Get("kind").Str,
 		Mode:        j.Get("mode").Str,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -256,7 +257,7 @@ func (c *Chat) settlePending(st Status, why string) {
 	}
 	for _, r := range pending {
 		if !r.IsInput() {
-			q.Decide(r.ID, approvals.Decision{Message: msg, By: "interceptor children"})
+			q.Decide(r.ID, hooks.Decision{Reason: msg, By: "interceptor children"})
 		}
 	}
 }

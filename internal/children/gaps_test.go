@@ -311,8 +311,8 @@ func TestCancelSettlesTheChat(t *testing.T) {
 	if st, err := s.Cancel(chat.ID); err != nil || st != Failed {
 		t.Fatalf("cancel: %s %v", st, err)
 	}
-	if got, _ := q.Get(ask.ID); got.Status != approvals.Denied || !strings.Contains(got.Message, "cancelled") {
-		t.Errorf("the chat's pending approval after cancel: %s %q", got.Status, got.Message)
+	if got, _ := q.Get(ask.ID); got.Status != approvals.Denied || !strings.Contains(got.Reason, "cancelled") {
+		t.Errorf("the chat's pending approval after cancel: %s %q", got.Status, got.Reason)
 	}
 	if got, _ := q.Get(question.ID); got.Status != approvals.Pending {
 		t.Errorf("the chat's parked question after cancel: %s, want still pending (its answer goes to the next chat)", got.Status)
