@@ -3,6 +3,7 @@ package approvals
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,7 +20,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Status is where a request is in its life.
@@ -765,64 +765,72 @@ func (s *Store) write(r Request) error {
 
 const timeFmt = time.RFC3339Nano
 
+// record is a request as stored on disk, in this order. Times are
+// RFC 3339 in UTC, absent when zero.
+type record struct {
+	ID      string `json:"id"`
+	Status  Status `json:"status"`
+	Client  string `json:"client"`
+	Session string `json:"session"`
+	// SessionHex holds a session that is not UTF-8: JSON holds text, and
+	// the byte that is not UTF-8 reads back as U+FFFD, which names
+	// another session.
+	SessionHex   string          `json:"session_hex,omitempty"`
+	Tool         string          `json:"tool"`
+	Input        json.RawMessage `json:"input"`
+	Created      string          `json:"created,omitempty"`
+	Deadline     string          `json:"deadline,omitempty"`
+	Reason       string          `json:"message"`
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
+	DecidedBy    string          `json:"decided_by"`
+	DecidedAt    string          `json:"decided_at,omitempty"`
+	Origin       string          `json:"origin"`
+	Chat         string          `json:"chat,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	*inputRecord
+}
+
+// inputRecord is what a human tool's question adds to its record.
+type inputRecord struct {
+	Kind        string          `json:"kind"`
+	Mode        string          `json:"mode"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	Answer      string          `json:"answer"`
+	DeliveredAt string          `json:"delivered_at,omitempty"`
+	DeliveredTo string          `json:"delivered_to,omitempty"`
+}
+
+// recordTime is t as a record holds it: "" when zero.
+func recordTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeFmt)
+}
+
 func encode(r Request) ([]byte, error) {
-	out := []byte("{}")
-	var err error
-	set := func(k string, v any) {
-		if err == nil {
-			out, err = sjson.SetBytes(out, k, v)
-		}
+	rec := record{
+		ID: r.ID, Status: r.Status, Client: r.Client, Session: r.Session, Tool: r.Tool,
+		Input: json.RawMessage(r.Input), Created: recordTime(r.Created), Deadline: recordTime(r.Deadline),
+		Reason: r.Reason, DecidedBy: r.DecidedBy, DecidedAt: recordTime(r.DecidedAt), Origin: r.Origin,
+		Chat: r.Chat, ToolUseID: r.ToolUseID,
 	}
-	setRaw := func(k, v string) {
-		if err == nil {
-			out, err = sjson.SetRawBytes(out, k, []byte(v))
-		}
-	}
-	tm := func(k string, t time.Time) {
-		if !t.IsZero() {
-			set(k, t.UTC().Format(timeFmt))
-		}
-	}
-	set("id", r.ID)
-	set("status", string(r.Status))
-	set("client", r.Client)
-	set("session", r.Session)
 	if !utf8.ValidString(r.Session) {
-		// JSON holds text: the byte that is not UTF-8 reads back as
-		// U+FFFD, which names another session. Keep the bytes too.
-		set("session_hex", hex.EncodeToString([]byte(r.Session)))
+		rec.SessionHex = hex.EncodeToString([]byte(r.Session))
 	}
-	set("tool", r.Tool)
-	setRaw("input", r.Input)
-	tm("created", r.Created)
-	tm("deadline", r.Deadline)
-	set("message", r.Reason)
 	if r.UpdatedInput != "" {
-		setRaw("updated_input", r.UpdatedInput)
-	}
-	set("decided_by", r.DecidedBy)
-	tm("decided_at", r.DecidedAt)
-	set("origin", r.Origin)
-	if r.Chat != "" {
-		set("chat", r.Chat)
-	}
-	if r.ToolUseID != "" {
-		set("tool_use_id", r.ToolUseID)
+		rec.UpdatedInput = json.RawMessage(r.UpdatedInput)
 	}
 	if r.Kind != "" {
-		set("kind", r.Kind)
-		set("mode", r.Mode)
+		rec.inputRecord = &inputRecord{Kind: r.Kind, Mode: r.Mode, Answer: r.Answer,
+			DeliveredAt: recordTime(r.DeliveredAt), DeliveredTo: r.DeliveredTo}
 		if r.InputSchema != "" && gjson.Valid(r.InputSchema) {
-			setRaw("input_schema", rawjson.OneLine(r.InputSchema))
-		}
-		set("answer", r.Answer)
-		tm("delivered_at", r.DeliveredAt)
-		if r.DeliveredTo != "" {
-			set("delivered_to", r.DeliveredTo)
+			rec.InputSchema = json.RawMessage(r.InputSchema)
 		}
 	}
+	out, err := rawjson.Marshal(rec)
 	if err != nil {
-		return nil, fmt.Errorf("encoding approval record: %w", err)
+		return nil, fmt.Errorf("encoding approval record %s: %w", r.ID, err)
 	}
 	// Records are what pending, history and show hand out: no raw control
 	// or bidi character in them (see VisibleJSON).
