@@ -57,11 +57,11 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 	if err != nil {
 		return nil, err
 	}
-	claudePre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	claudePre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
-	claudePost, err := findFixture(fx, "claude-code.PostToolUse.structured.json")
+	claudePost, err := findFixture(fx, fixtureName(claude, "PostToolUse.structured.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +206,11 @@ type sizeRow struct {
 }
 
 func benchSizes(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*sizeRow, error) {
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
-	post, err := findFixture(fx, "claude-code.PostToolUse.text.json")
+	post, err := findFixture(fx, fixtureName(claude, "PostToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ type initTrace struct {
 var initLine = regexp.MustCompile(`^init (\S+) @([0-9.]+) ms, ([0-9.]+) ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
 
 func benchInitTrace(cfg *config, b *bins, fx []fixture) (*initTrace, error) {
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +389,7 @@ type concResult struct {
 // benchmark run; every other failure is a broken hook and does.
 const lockTimeout = "capture gave up waiting for the store lock: token not stored"
 
-var concToken = regexp.MustCompile(`^tok-(seed-claude-code|w[0-9]{2}-i[0-9]{6}-0123456789abcdef)$`)
+var concToken = regexp.MustCompile(`^(` + regexp.QuoteMeta(seedTok(fixture{client: claude.Name})) + `|tok-w[0-9]{2}-i[0-9]{6}-0123456789abcdef)$`)
 
 // benchConcurrency runs conc workers, each capturing a fresh token then
 // injecting, all on one session, for concTime. Every run must exit 0 with
@@ -397,11 +397,11 @@ var concToken = regexp.MustCompile(`^tok-(seed-claude-code|w[0-9]{2}-i[0-9]{6}-0
 // the captures stored (never a torn or empty one): a token is seeded first,
 // so one exists from the start.
 func benchConcurrency(cfg *config, b *bins, fx []fixture) (*concResult, error) {
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
-	post, err := findFixture(fx, "claude-code.PostToolUse.structured.json")
+	post, err := findFixture(fx, fixtureName(claude, "PostToolUse.structured.json"))
 	if err != nil {
 		return nil, err
 	}

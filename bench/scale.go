@@ -23,6 +23,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/tidwall/gjson"
@@ -88,7 +89,7 @@ type scaleResult struct {
 // benchScale seeds the large states, then measures.
 func benchScale(cfg *config, b *bins, fx []fixture, rng *rand.Rand) (*scaleResult, error) {
 	res := &scaleResult{sizes: sizesFor(cfg)}
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func (res *scaleResult) approveRows(cfg *config, b *bins, pre fixture, floorRead
 	approve := func(dir string) []string {
 		// --timeout 1ms: queue the call, let it expire, deny. All of a
 		// gated call's own cost, without waiting for a person.
-		return []string{b.interceptor, "approve", "--client", "claude-code", "--timeout", "1ms", "--state-dir", dir}
+		return []string{b.interceptor, "approve", "--client", claude.Name, "--timeout", "1ms", "--state-dir", dir}
 	}
 	approve1 := &row{kind: "scale", floor: floorRead, note: "1 session stored", c: &candidate{
 		name: "interceptor approve", input: pre.label + ", 1 session", argv: approve(hook1), stdin: pre.data, check: denied}}
@@ -329,7 +330,7 @@ func seedDecided(dir string, n int) error {
 	input := `{"command":"` + strings.Repeat("x", 300) + `"}`
 	for i := 0; i < n; i++ {
 		at := base.Add(time.Duration(i) * time.Millisecond)
-		r := approvals.Request{ID: fmt.Sprintf("%08x%05x%012x", uint32(at.Unix()), at.Nanosecond()/1000, i), Client: "claude-code", Session: "s",
+		r := approvals.Request{ID: fmt.Sprintf("%08x%05x%012x", uint32(at.Unix()), at.Nanosecond()/1000, i), Client: claude.Name, Session: "s",
 			Tool: "Bash", Input: input, Created: at, Deadline: at.Add(time.Minute), Status: approvals.Allowed,
 			DecidedBy: "bench", DecidedAt: at.Add(time.Second), Origin: "bench"}
 		if err := os.WriteFile(filepath.Join(qdir, r.ID+".json"), []byte(r.JSON()+"\n"), 0o600); err != nil {
@@ -339,18 +340,19 @@ func seedDecided(dir string, n int) error {
 	return nil
 }
 
-// startIdleChats starts one Claude Code chat per size, each of a fake
-// client that prints one event and then idles, and appends to each log
-// until it holds that many events. stop cancels them.
+// startIdleChats starts one chat of claude per size, each of a fake
+// client (its executable, printing its stream-json's first event) that
+// then idles, and appends to each log until it holds that many events.
+// stop cancels them.
 func startIdleChats(cfg *config, b *bins, dir string, sizes []int) ([]string, func(), error) {
-	bin := filepath.Join(cfg.workDir, "fake-claude")
+	bin := filepath.Join(cfg.workDir, "fake-client")
 	if err := os.MkdirAll(bin, 0o700); err != nil {
 		return nil, nil, err
 	}
 	script := "#!/bin/sh\ncat >/dev/null\n" +
 		`echo '{"type":"system","subtype":"init","session_id":"11111111-2222-4333-8444-555555555555"}'` + "\n" +
 		"exec sleep 3600\n"
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o700); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, claude.Headless.Argv(hooks.ChatArgs{})[0]), []byte(script), 0o700); err != nil {
 		return nil, nil, err
 	}
 	work := filepath.Join(cfg.workDir, "chat-work")
@@ -366,7 +368,7 @@ func startIdleChats(cfg *config, b *bins, dir string, sizes []int) ([]string, fu
 		}
 	}
 	for i, n := range sizes {
-		c, err := cs.Create(children.Child{Name: "bench-" + strconv.Itoa(i), Client: "claude-code", WorkingDir: work,
+		c, err := cs.Create(children.Child{Name: "bench-" + strconv.Itoa(i), Client: claude.Name, WorkingDir: work,
 			Env: map[string]string{"PATH": bin + ":/usr/bin:/bin"}})
 		if err != nil {
 			return ids, stop, err

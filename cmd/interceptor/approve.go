@@ -44,17 +44,17 @@ func newApproveCmd(io *streams) *cobra.Command {
 	f := &approveFlags{}
 	cmd := hookCmd("approve [--match REGEX] [--timeout 5m] [--on-timeout deny|allow]",
 		"Pre-tool hook: hold a tool call until a supervisor allows or denies it",
-		`Reads one pre-tool hook event on stdin (any client). A call whose tool name
+		wrap(`Reads one pre-tool hook event on stdin (any client). A call whose tool name
 matches --match (default: every tool) is decided by rules first: a name
 matching a --deny REGEX is denied, then one matching an --allow REGEX is
 allowed, without asking. Any other call is put in the approval queue
 (<state dir>/approvals/) and the hook blocks until a supervisor decides it
 (interceptor approvals allow|deny ID, approvals watch, or the MCP server
 interceptor mcp --role supervisor), then answers in the client's own terms:
-Claude Code permissionDecision allow/deny (+ updatedInput), Codex deny (an
-allow passes through, or allow + updatedInput), Gemini CLI decision, Cursor
-permission, OpenCode a deny the shim throws. Regexes match the tool name as
-the client sends it (mcp__wf__next_step, mcp_wf_next_step, wf_next_step).
+allow or deny, with the reason the model reads, and on allow the
+supervisor's new arguments where the client takes them`+newInputCaveats()+`. install
+writes the approve hook for `+displays(clientsWhere(func(c *hooks.Client) bool { return !c.NoApprove }))+`. Regexes match the tool name as
+the client sends it (mcp__wf__next_step, mcp_wf_next_step, wf_next_step).`)+`
 
 After --timeout with no decision the request expires and the call is denied
 (--on-timeout allow runs it instead). The client's own hook timeout must be
@@ -89,6 +89,19 @@ call proceeds under the client's own rules. Always exits 0, never 2.`)
 		return runApprove(cmd, io, f)
 	}
 	return cmd
+}
+
+// newInputCaveats is where new arguments do not reach the call, from the
+// clients' descriptions: " (…; …)", or "" when they reach it everywhere.
+func newInputCaveats() string {
+	var out []string
+	for _, c := range clientsWhere(func(c *hooks.Client) bool { return c.NewInputCaveat != "" }) {
+		out = append(out, c.NewInputCaveat)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, "; ") + ")"
 }
 
 // onceWriter lets the watchdog and the normal path race to answer: the

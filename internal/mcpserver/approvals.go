@@ -40,7 +40,7 @@ func ChildTools(q *approvals.Store, o ChildOptions) []Tool {
 	}
 	return []Tool{{
 		Name: "permit",
-		Description: "Permission prompt for Claude Code (--permission-prompt-tool mcp__<server>__permit): " +
+		Description: "Permission prompt for " + hooks.PermitClient.Display + " (--permission-prompt-tool mcp__<server>__permit): " +
 			"queues the tool call for a supervisor and answers with its decision.",
 		InputSchema: `{"type":"object","properties":{"tool_name":{"type":"string"},"input":{"type":"object"},"tool_use_id":{"type":"string"}},"required":["tool_name","input"]}`,
 		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
