@@ -3,12 +3,9 @@
 package privfs
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -90,29 +87,11 @@ func TestHeld(t *testing.T) {
 		unlock()
 	}
 
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PRIVFS_HOLD="+path)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if strings.TrimSpace(line) != "held" {
-		cmd.Process.Kill()
-		t.Fatalf("holder: %q", line)
-	}
+	kill := holdElsewhere(t, path)
 	if !Held(path) {
 		t.Error("a lock another process holds is not held")
 	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	kill()
 	if Held(path) {
 		t.Error("a dead holder's lock is held")
 	}
