@@ -70,7 +70,7 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		return nil, err
 	}
 	floorRead, floorAtomic := rows[0], rows[1]
-	injects, claudeInject, err := injectRows(b, fx, injState, floorRead, claudePre)
+	injects, claudeInject, err := injectRows(cfg, b, fx, injState, floorRead, claudePre)
 	if err != nil {
 		return nil, err
 	}
@@ -134,12 +134,22 @@ func typicalFloors(cfg *config, b *bins, claudePre, claudePost fixture) ([]*row,
 // injectRows are inject on every pre-tool fixture, a token held for each
 // fixture's session in injState; claudeInject is Claude Code's, the Node
 // baseline's floor.
-func injectRows(b *bins, fx []fixture, injState string, floorRead *row, claudePre fixture) (rows []*row, claudeInject *row, err error) {
+func injectRows(cfg *config, b *bins, fx []fixture, injState string, floorRead *row, claudePre fixture) (rows []*row, claudeInject *row, err error) {
 	for _, f := range fx {
 		if !f.pre {
 			continue
 		}
-		if err := seedToken(b, injState, f.session, seedTok(f)); err != nil {
+		dir := injState
+		if f.skipped {
+			// start_session retires its session's token (the start's
+			// result brings the next one): a state dir of its own, so the
+			// fixtures of the same session still find theirs. Its first run
+			// writes; the measured ones find nothing to retire.
+			if dir, err = stateDir(cfg, "typical-inject-start-"+strings.ReplaceAll(f.label, " ", "-")); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := seedToken(b, dir, f.session, seedTok(f)); err != nil {
 			return nil, nil, err
 		}
 		check, note := injectCheck(seedTok(f)), ""
@@ -153,7 +163,7 @@ func injectRows(b *bins, fx []fixture, injState string, floorRead *row, claudePr
 		}
 		r := &row{kind: "inject", floor: floorRead, note: note, c: &candidate{
 			name: "interceptor inject", input: f.label, stdin: f.data, check: check,
-			argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", injState}}}
+			argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", dir}}}
 		if f.file == claudePre.file {
 			claudeInject = r
 		}
