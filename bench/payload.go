@@ -36,15 +36,23 @@ type fixture struct {
 // were added later: for those, wantToken asks internal/token what the
 // result carries, and the bench checks the binary stored exactly that.
 var storedToken = map[string]string{
-	"claude-code.PostToolUse.structured.json": benchFixtureToken,
-	"claude-code.PostToolUse.text.json":       "",
-	"codex.PostToolUse.structured.json":       benchFixtureToken,
-	"codex.PostToolUse.text.json":             benchFixtureToken, // in _meta, which Codex passes on
-	"gemini.AfterTool.text.json":              "",
-	"opencode.tool.execute.after.text.json":   benchFixtureToken,
-	"cline.PostToolUse.json":                  clineFixtureToken,   // in _meta, which Cline passes on
-	"copilot.postToolUse.json":                copilotFixtureToken, // in the text Copilot passes on
+	fixtureName(claude, "PostToolUse.structured.json"):                 benchFixtureToken,
+	fixtureName(claude, "PostToolUse.text.json"):                       "",
+	fixtureName(&hooks.CodexClient, "PostToolUse.structured.json"):     benchFixtureToken,
+	fixtureName(&hooks.CodexClient, "PostToolUse.text.json"):           benchFixtureToken, // in _meta, which Codex passes on
+	fixtureName(&hooks.GeminiClient, "AfterTool.text.json"):            "",
+	fixtureName(&hooks.OpenCodeClient, "tool.execute.after.text.json"): benchFixtureToken,
+	fixtureName(&hooks.ClineClient, "PostToolUse.json"):                clineFixtureToken,   // in _meta, which Cline passes on
+	fixtureName(&hooks.CopilotClient, "postToolUse.json"):              copilotFixtureToken, // in the text Copilot passes on
 }
+
+// claude is the client whose recorded events most phases run on (its
+// PreToolUse and PostToolUse fixtures), and for whom approve answers.
+var claude = &hooks.ClaudeCodeClient
+
+// fixtureName is the file of client c's recorded event in
+// testdata/fixtures: c's name, then the event and its shape.
+func fixtureName(c *hooks.Client, event string) string { return c.Name + "." + event }
 
 // wantToken is what capture --server wf must store from a post-tool fixture.
 func wantToken(f fixture) string {

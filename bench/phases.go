@@ -57,14 +57,53 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 	if err != nil {
 		return nil, err
 	}
-	claudePre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	claudePre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
-	claudePost, err := findFixture(fx, "claude-code.PostToolUse.structured.json")
+	claudePost, err := findFixture(fx, fixtureName(claude, "PostToolUse.structured.json"))
 	if err != nil {
 		return nil, err
 	}
+	rows, err := typicalFloors(cfg, b, claudePre, claudePost)
+	if err != nil {
+		return nil, err
+	}
+	floorRead, floorAtomic := rows[0], rows[1]
+	injects, claudeInject, err := injectRows(cfg, b, fx, injState, floorRead, claudePre)
+	if err != nil {
+		return nil, err
+	}
+	captures, err := captureRows(cfg, b, fx, floorAtomic)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(append(rows, injects...), captures...)
+	if b.node != "" && claudeInject != nil {
+		rows = append(rows,
+			&row{kind: "node", floor: claudeInject, note: "bench/node/inject.js, same work", c: &candidate{
+				name: "node inject.js", input: claudePre.label, stdin: claudePre.data, check: injectCheck(seedTok(claudePre)),
+				argv: []string{b.node, b.nodeScript, "--server", "wf", "--state-dir", injState}}},
+			&row{kind: "context", note: "Node's own start-up: an empty script", c: &candidate{
+				name: "node -e ''", input: claudePre.label, stdin: claudePre.data, check: noOutput,
+				argv: []string{b.node, "-e", ""}}})
+	}
+	var cands []*candidate
+	for _, r := range rows {
+		cands = append(cands, r.c)
+	}
+	if err := measure(cands, cfg.warm, cfg.runs, cfg.rssRuns, cfg.budget, rng); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		r.st = summarize(r.c)
+	}
+	return rows, nil
+}
+
+// typicalFloors are the typical table's floor and context rows: reading
+// stdin (inject's floor) first, the atomic replace (capture's) second.
+func typicalFloors(cfg *config, b *bins, claudePre, claudePost fixture) ([]*row, error) {
 	floorRead := &row{kind: "floor", note: "reads stdin, exits", c: &candidate{
 		name: "floor: read stdin", input: claudePre.label, argv: []string{b.floorRead}, stdin: claudePre.data, check: noOutput}}
 	floorDir, err := stateDir(cfg, "typical-floor")
@@ -89,9 +128,13 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 			}
 			return nil
 		}}}
-	rows := []*row{floorRead, floorAtomic, durable, startup}
+	return []*row{floorRead, floorAtomic, durable, startup}, nil
+}
 
-	var claudeInject *row
+// injectRows are inject on every pre-tool fixture, a token held for each
+// fixture's session in injState; claudeInject is Claude Code's, the Node
+// baseline's floor.
+func injectRows(cfg *config, b *bins, fx []fixture, injState string, floorRead *row, claudePre fixture) (rows []*row, claudeInject *row, err error) {
 	for _, f := range fx {
 		if !f.pre {
 			continue
@@ -103,11 +146,11 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 			// fixtures of the same session still find theirs. Its first run
 			// writes; the measured ones find nothing to retire.
 			if dir, err = stateDir(cfg, "typical-inject-start-"+strings.ReplaceAll(f.label, " ", "-")); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if err := seedToken(b, dir, f.session, seedTok(f)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		check, note := injectCheck(seedTok(f)), ""
 		switch {
@@ -126,6 +169,14 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		}
 		rows = append(rows, r)
 	}
+	return rows, claudeInject, nil
+}
+
+// captureRows are capture on every post-tool fixture, each in a state dir
+// of its own, gated by one run: the store must then hold exactly what the
+// fixture carries.
+func captureRows(cfg *config, b *bins, fx []fixture, floorAtomic *row) ([]*row, error) {
+	var rows []*row
 	for _, f := range fx {
 		if f.pre {
 			continue
@@ -142,7 +193,6 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 			name: "interceptor capture", input: f.label, stdin: f.data, check: noOutput,
 			argv: []string{b.interceptor, "capture", "--server", "wf", "--state-dir", dir}}}
 		rows = append(rows, r)
-		// Gate: one run, then the store must hold exactly what the fixture carries.
 		if _, _, err := runOnce(r.c); err != nil {
 			return nil, err
 		}
@@ -153,25 +203,6 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		if want := wantToken(f); got != want {
 			return nil, fmt.Errorf("capture of %s stored %q, want %q", f.file, got, want)
 		}
-	}
-	if b.node != "" && claudeInject != nil {
-		rows = append(rows,
-			&row{kind: "node", floor: claudeInject, note: "bench/node/inject.js, same work", c: &candidate{
-				name: "node inject.js", input: claudePre.label, stdin: claudePre.data, check: injectCheck(seedTok(claudePre)),
-				argv: []string{b.node, b.nodeScript, "--server", "wf", "--state-dir", injState}}},
-			&row{kind: "context", note: "Node's own start-up: an empty script", c: &candidate{
-				name: "node -e ''", input: claudePre.label, stdin: claudePre.data, check: noOutput,
-				argv: []string{b.node, "-e", ""}}})
-	}
-	var cands []*candidate
-	for _, r := range rows {
-		cands = append(cands, r.c)
-	}
-	if err := measure(cands, cfg.warm, cfg.runs, cfg.rssRuns, cfg.budget, rng); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		r.st = summarize(r.c)
 	}
 	return rows, nil
 }
@@ -185,11 +216,11 @@ type sizeRow struct {
 }
 
 func benchSizes(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*sizeRow, error) {
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
-	post, err := findFixture(fx, "claude-code.PostToolUse.text.json")
+	post, err := findFixture(fx, fixtureName(claude, "PostToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +302,7 @@ type initTrace struct {
 var initLine = regexp.MustCompile(`^init (\S+) @([0-9.]+) ms, ([0-9.]+) ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
 
 func benchInitTrace(cfg *config, b *bins, fx []fixture) (*initTrace, error) {
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +399,7 @@ type concResult struct {
 // benchmark run; every other failure is a broken hook and does.
 const lockTimeout = "capture gave up waiting for the store lock: token not stored"
 
-var concToken = regexp.MustCompile(`^tok-(seed-claude-code|w[0-9]{2}-i[0-9]{6}-0123456789abcdef)$`)
+var concToken = regexp.MustCompile(`^(` + regexp.QuoteMeta(seedTok(fixture{client: claude.Name})) + `|tok-w[0-9]{2}-i[0-9]{6}-0123456789abcdef)$`)
 
 // benchConcurrency runs conc workers, each capturing a fresh token then
 // injecting, all on one session, for concTime. Every run must exit 0 with
@@ -376,11 +407,11 @@ var concToken = regexp.MustCompile(`^tok-(seed-claude-code|w[0-9]{2}-i[0-9]{6}-0
 // the captures stored (never a torn or empty one): a token is seeded first,
 // so one exists from the start.
 func benchConcurrency(cfg *config, b *bins, fx []fixture) (*concResult, error) {
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
 	}
-	post, err := findFixture(fx, "claude-code.PostToolUse.structured.json")
+	post, err := findFixture(fx, fixtureName(claude, "PostToolUse.structured.json"))
 	if err != nil {
 		return nil, err
 	}

@@ -257,7 +257,7 @@ func (r *report) writeSizes(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "## Payload size scaling\n\n")
-	fmt.Fprintf(w, "Inject: the Claude Code PreToolUse fixture with a `content` argument padded to the size. Capture: the Claude Code PostToolUse fixture with a text block padded to the size whose last line is `session_token: …`, so all of it is scanned. Each against its floor on the same bytes.\n\n")
+	fmt.Fprintf(w, "Inject: the %[1]s PreToolUse fixture with a `content` argument padded to the size. Capture: the %[1]s PostToolUse fixture with a text block padded to the size whose last line is `session_token: …`, so all of it is scanned. Each against its floor on the same bytes.\n\n", claude.Display)
 	fmt.Fprintf(w, "| size | command | median ms | p90 ms | CPU ms | peak RSS MiB | floor median ms | floor RSS MiB | ratio |\n|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, kind := range []string{"inject", "capture"} {
 		for _, sr := range r.sizes {
@@ -371,7 +371,7 @@ func (r *report) writeTrace(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "## Start-up: package init (`GODEBUG=inittrace=1`)\n\n")
-	fmt.Fprintf(w, "`interceptor inject` on the Claude Code PreToolUse fixture, %d runs, median per package (the read floor for comparison). Clock is the time each package's init took; `@` is when it started after process start.\n\n", t.runs)
+	fmt.Fprintf(w, "`interceptor inject` on the %s PreToolUse fixture, %d runs, median per package (the read floor for comparison). Clock is the time each package's init took; `@` is when it started after process start.\n\n", claude.Display, t.runs)
 	inFloor := map[string]bool{}
 	for _, p := range t.floor {
 		inFloor[p.name] = true

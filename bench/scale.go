@@ -23,9 +23,10 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // scaleSizes are the large states: issue 25's sizes, a fifth of them in
@@ -87,95 +88,22 @@ type scaleResult struct {
 
 // benchScale seeds the large states, then measures.
 func benchScale(cfg *config, b *bins, fx []fixture, rng *rand.Rand) (*scaleResult, error) {
-	sz := sizesFor(cfg)
-	res := &scaleResult{sizes: sz}
-	seeded := func(what string, t0 time.Time) {
-		res.seeding = append(res.seeding, fmt.Sprintf("%s: %s", what, time.Since(t0).Round(time.Millisecond)))
-	}
-	pre, err := findFixture(fx, "claude-code.PreToolUse.text.json")
+	res := &scaleResult{sizes: sizesFor(cfg)}
+	pre, err := findFixture(fx, fixtureName(claude, "PreToolUse.text.json"))
 	if err != nil {
 		return nil, err
-	}
-
-	// The approve hook, with one stored session (its own) and with
-	// many more.
-	hook1, err := stateDir(cfg, "scale-approve-1")
-	if err != nil {
-		return nil, err
-	}
-	hookN, err := stateDir(cfg, "scale-approve-n")
-	if err != nil {
-		return nil, err
-	}
-	t0 := time.Now()
-	for _, d := range []string{hook1, hookN} {
-		if err := state.New(d).Put(state.Record{Server: "wf", Session: pre.session, Token: "tok-bench-own-0123456789abcdef"}); err != nil {
-			return nil, err
-		}
-	}
-	st := state.New(hookN)
-	for i := 0; i < sz.sessions; i++ {
-		if err := st.Put(state.Record{Server: "wf", Session: fmt.Sprintf("bench-session-%06d", i), Token: fmt.Sprintf("tok-bench-%06d-0123456789abcdef", i)}); err != nil {
-			return nil, err
-		}
-	}
-	seeded(fmt.Sprintf("%d token sessions (state.Put)", sz.sessions+1), t0)
-	denied := func(out []byte) error {
-		if !bytes.Contains(out, []byte(`"permissionDecision":"deny"`)) {
-			return fmt.Errorf("no deny reply: %q", firstLine(string(out)))
-		}
-		return nil
-	}
-	approve := func(dir string) []string {
-		// --timeout 1ms: queue the call, let it expire, deny. All of a
-		// gated call's own cost, without waiting for a person.
-		return []string{b.interceptor, "approve", "--client", "claude-code", "--timeout", "1ms", "--state-dir", dir}
 	}
 	floorRead := &row{kind: "floor", note: "reads stdin, exits", c: &candidate{
 		name: "floor: read stdin", input: pre.label, argv: []string{b.floorRead}, stdin: pre.data, check: noOutput}}
-	approve1 := &row{kind: "scale", floor: floorRead, note: "1 session stored", c: &candidate{
-		name: "interceptor approve", input: pre.label + ", 1 session", argv: approve(hook1), stdin: pre.data, check: denied}}
-	approveN := &row{kind: "scale", floor: approve1, note: fmt.Sprintf("%d sessions stored", sz.sessions+1), c: &candidate{
-		name: "interceptor approve", input: fmt.Sprintf("%s, %d sessions", pre.label, sz.sessions+1), argv: approve(hookN), stdin: pre.data, check: denied}}
-
-	// The queue, with one pending request and none or many
-	// decided ones.
-	q0, err := stateDir(cfg, "scale-queue-0")
+	approves, err := res.approveRows(cfg, b, pre, floorRead)
 	if err != nil {
 		return nil, err
 	}
-	qN, err := stateDir(cfg, "scale-queue-n")
+	q0, qN, lists, err := res.listRows(cfg, b, floorRead)
 	if err != nil {
 		return nil, err
 	}
-	t0 = time.Now()
-	if err := seedDecided(qN, sz.decided); err != nil {
-		return nil, err
-	}
-	seeded(fmt.Sprintf("%d decided approval records (written as the one-dir layout kept them)", sz.decided), t0)
-	// The first use migrates them (a no-op for a build that predates it).
-	t0 = time.Now()
-	if out, err := exec.Command(b.interceptor, "approvals", "list", "--state-dir", qN).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("approvals list: %v: %s", err, out)
-	}
-	seeded(fmt.Sprintf("first `approvals list` on them (migrates %d records to open/ and history/)", sz.decided), t0)
-	for _, d := range []string{q0, qN} {
-		if _, err := approvals.New(d).Enqueue(approvals.Request{Client: "bench", Session: "s", Tool: "bench_tool", Input: `{"a":1}`, Deadline: time.Now().Add(24 * time.Hour)}); err != nil {
-			return nil, err
-		}
-	}
-	listed := func(out []byte) error {
-		if !bytes.Contains(out, []byte("bench_tool")) {
-			return fmt.Errorf("the pending request is not listed: %q", firstLine(string(out)))
-		}
-		return nil
-	}
-	list0 := &row{kind: "scale", floor: floorRead, note: "1 pending, 0 decided", c: &candidate{
-		name: "interceptor approvals list", input: "0 decided", argv: []string{b.interceptor, "approvals", "list", "--state-dir", q0}, check: listed}}
-	listN := &row{kind: "scale", floor: list0, note: fmt.Sprintf("1 pending, %d decided", sz.decided), c: &candidate{
-		name: "interceptor approvals list", input: fmt.Sprintf("%d decided", sz.decided), argv: []string{b.interceptor, "approvals", "list", "--state-dir", qN}, check: listed}}
-
-	res.procs = []*row{floorRead, approve1, approveN, list0, listN}
+	res.procs = append(append([]*row{floorRead}, approves...), lists...)
 	progress("scale: %d warm-up + %d runs of approve and approvals list, small and large, interleaved", cfg.warm, cfg.runs)
 	var cands []*candidate
 	for _, r := range res.procs {
@@ -194,67 +122,23 @@ func benchScale(cfg *config, b *bins, fx []fixture, rng *rand.Rand) (*scaleResul
 	if err != nil {
 		return nil, err
 	}
-	t0 = time.Now()
-	chats, stop, err := startIdleChats(cfg, b, chatDir, []int{smallEvents, sz.events})
+	t0 := time.Now()
+	chats, stop, err := startIdleChats(cfg, b, chatDir, []int{smallEvents, res.sizes.events})
 	if stop != nil {
 		defer stop()
 	}
 	if err != nil {
 		return nil, err
 	}
-	seeded(fmt.Sprintf("two running chats of %d and %d events (children.Chat.Append)", smallEvents, sz.events), t0)
-
-	srvC, err := startMCP(b, chatDir)
-	if err != nil {
-		return nil, err
-	}
-	defer srvC.close()
-	srv0, err := startMCP(b, q0)
-	if err != nil {
-		return nil, err
-	}
-	defer srv0.close()
-	srvN, err := startMCP(b, qN)
-	if err != nil {
-		return nil, err
-	}
-	defer srvN.close()
-
-	pollArgs := func(chat string, from int) string {
-		a, _ := sjson.Set(`{}`, "session_id", chat)
-		a, _ = sjson.Set(a, "from_seq", from)
-		return a
-	}
-	pollCheck := func(events int) func(string) error {
-		return func(text string) error {
-			if j := gjson.Parse(text); j.Get("type").Str != "ok" || int(j.Get("events.#").Int()) != events {
-				return fmt.Errorf("poll returned %.200s", text)
-			}
-			return nil
+	res.seeded(fmt.Sprintf("two running chats of %d and %d events (children.Chat.Append)", smallEvents, res.sizes.events), t0)
+	var srv [3]*mcpConn // the chats', the small queue's, the large queue's
+	for i, dir := range []string{chatDir, q0, qN} {
+		if srv[i], err = startMCP(b, dir); err != nil {
+			return nil, err
 		}
+		defer srv[i].close()
 	}
-	pendingCheck := func(text string) error {
-		if gjson.Get(text, "pending.#").Int() != 1 {
-			return fmt.Errorf("pending returned %.200s", text)
-		}
-		return nil
-	}
-	floorCall := &callRow{name: "floor: tools/list", note: "the stdio round trip", conn: srvC}
-	small, large := chats[0], chats[1]
-	poll0 := &callRow{name: "poll, nothing new", note: fmt.Sprintf("%d events", smallEvents), conn: srvC, tool: "poll",
-		args: pollArgs(small, smallEvents), check: pollCheck(0), floor: floorCall}
-	pollN := &callRow{name: "poll, nothing new", note: fmt.Sprintf("%d events", sz.events), conn: srvC, tool: "poll",
-		args: pollArgs(large, sz.events), check: pollCheck(0), floor: floorCall, base: poll0}
-	last0 := &callRow{name: "poll, the last event (not where the last read stopped: found by bisection)", note: fmt.Sprintf("%d events", smallEvents), conn: srvC, tool: "poll",
-		args: pollArgs(small, smallEvents-1), check: pollCheck(1), floor: floorCall}
-	lastN := &callRow{name: "poll, the last event (not where the last read stopped: found by bisection)", note: fmt.Sprintf("%d events", sz.events), conn: srvC, tool: "poll",
-		args: pollArgs(large, sz.events-1), check: pollCheck(1), floor: floorCall, base: last0}
-	pend0 := &callRow{name: "pending", note: "1 pending, 0 decided", conn: srv0, tool: "pending", args: `{}`, check: pendingCheck, floor: floorCall}
-	pendN := &callRow{name: "pending", note: fmt.Sprintf("1 pending, %d decided", sz.decided), conn: srvN, tool: "pending", args: `{}`, check: pendingCheck, floor: floorCall, base: pend0}
-	res.calls = []*callRow{floorCall, poll0, pollN, last0, lastN, pend0, pendN}
-	runs := cfg.runs * 4
-	progress("scale: %d warm-up + %d rounds of poll and pending calls, small and large, interleaved", cfg.warm, runs)
-	if err := measureCalls(res.calls, cfg.warm, runs, cfg.budget, rng); err != nil {
+	if err := res.callRows(cfg, srv[0], srv[1], srv[2], chats[0], chats[1], rng); err != nil {
 		return nil, err
 	}
 
@@ -263,12 +147,152 @@ func benchScale(cfg *config, b *bins, fx []fixture, rng *rand.Rand) (*scaleResul
 	if cfg.smoke {
 		wakeRounds = 5
 	}
-	progress("scale: %d rounds of long-poll wakes, 0 and %d decided, and the inotify floor", wakeRounds, sz.decided)
-	if res.wakes, err = benchWakes(cfg, b, srv0, srvN, q0, qN, sz.decided, wakeRounds, rng); err != nil {
+	progress("scale: %d rounds of long-poll wakes, 0 and %d decided, and the inotify floor", wakeRounds, res.sizes.decided)
+	if res.wakes, err = benchWakes(cfg, b, srv[1], srv[2], q0, qN, res.sizes.decided, wakeRounds, rng); err != nil {
 		return nil, err
 	}
+	return res, res.idlePoll(cfg, b, chatDir, chats[1])
+}
 
-	// An idle long poll on the large running chat: its CPU.
+// seeded notes what was stored since t0, and how long it took.
+func (res *scaleResult) seeded(what string, t0 time.Time) {
+	res.seeding = append(res.seeding, fmt.Sprintf("%s: %s", what, time.Since(t0).Round(time.Millisecond)))
+}
+
+// approveRows are the approve hook with one stored session (its own) and
+// with many more.
+func (res *scaleResult) approveRows(cfg *config, b *bins, pre fixture, floorRead *row) ([]*row, error) {
+	hook1, err := stateDir(cfg, "scale-approve-1")
+	if err != nil {
+		return nil, err
+	}
+	hookN, err := stateDir(cfg, "scale-approve-n")
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	for _, d := range []string{hook1, hookN} {
+		if err := state.New(d).Put(state.Record{Server: "wf", Session: pre.session, Token: "tok-bench-own-0123456789abcdef"}); err != nil {
+			return nil, err
+		}
+	}
+	st := state.New(hookN)
+	for i := 0; i < res.sizes.sessions; i++ {
+		if err := st.Put(state.Record{Server: "wf", Session: fmt.Sprintf("bench-session-%06d", i), Token: fmt.Sprintf("tok-bench-%06d-0123456789abcdef", i)}); err != nil {
+			return nil, err
+		}
+	}
+	res.seeded(fmt.Sprintf("%d token sessions (state.Put)", res.sizes.sessions+1), t0)
+	denied := func(out []byte) error {
+		if !bytes.Contains(out, []byte(`"permissionDecision":"deny"`)) {
+			return fmt.Errorf("no deny reply: %q", firstLine(string(out)))
+		}
+		return nil
+	}
+	approve := func(dir string) []string {
+		// --timeout 1ms: queue the call, let it expire, deny. All of a
+		// gated call's own cost, without waiting for a person.
+		return []string{b.interceptor, "approve", "--client", claude.Name, "--timeout", "1ms", "--state-dir", dir}
+	}
+	approve1 := &row{kind: "scale", floor: floorRead, note: "1 session stored", c: &candidate{
+		name: "interceptor approve", input: pre.label + ", 1 session", argv: approve(hook1), stdin: pre.data, check: denied}}
+	approveN := &row{kind: "scale", floor: approve1, note: fmt.Sprintf("%d sessions stored", res.sizes.sessions+1), c: &candidate{
+		name: "interceptor approve", input: fmt.Sprintf("%s, %d sessions", pre.label, res.sizes.sessions+1), argv: approve(hookN), stdin: pre.data, check: denied}}
+	return []*row{approve1, approveN}, nil
+}
+
+// listRows are approvals list on a queue (q0, qN) with one pending request
+// and none or many decided ones.
+func (res *scaleResult) listRows(cfg *config, b *bins, floorRead *row) (q0, qN string, rows []*row, err error) {
+	if q0, err = stateDir(cfg, "scale-queue-0"); err != nil {
+		return "", "", nil, err
+	}
+	if qN, err = stateDir(cfg, "scale-queue-n"); err != nil {
+		return "", "", nil, err
+	}
+	decided := res.sizes.decided
+	t0 := time.Now()
+	if err := seedDecided(qN, decided); err != nil {
+		return "", "", nil, err
+	}
+	res.seeded(fmt.Sprintf("%d decided approval records (written as the one-dir layout kept them)", decided), t0)
+	// The first use migrates them (a no-op for a build that predates it).
+	t0 = time.Now()
+	if out, err := exec.Command(b.interceptor, "approvals", "list", "--state-dir", qN).CombinedOutput(); err != nil {
+		return "", "", nil, fmt.Errorf("approvals list: %v: %s", err, out)
+	}
+	res.seeded(fmt.Sprintf("first `approvals list` on them (migrates %d records to open/ and history/)", decided), t0)
+	for _, d := range []string{q0, qN} {
+		if _, err := approvals.New(d).Enqueue(approvals.Request{Client: "bench", Session: "s", Tool: "bench_tool", Input: `{"a":1}`, Deadline: time.Now().Add(24 * time.Hour)}); err != nil {
+			return "", "", nil, err
+		}
+	}
+	listed := func(out []byte) error {
+		if !bytes.Contains(out, []byte("bench_tool")) {
+			return fmt.Errorf("the pending request is not listed: %q", firstLine(string(out)))
+		}
+		return nil
+	}
+	list0 := &row{kind: "scale", floor: floorRead, note: "1 pending, 0 decided", c: &candidate{
+		name: "interceptor approvals list", input: "0 decided", argv: []string{b.interceptor, "approvals", "list", "--state-dir", q0}, check: listed}}
+	listN := &row{kind: "scale", floor: list0, note: fmt.Sprintf("1 pending, %d decided", decided), c: &candidate{
+		name: "interceptor approvals list", input: fmt.Sprintf("%d decided", decided), argv: []string{b.interceptor, "approvals", "list", "--state-dir", qN}, check: listed}}
+	return q0, qN, []*row{list0, listN}, nil
+}
+
+// pollArgs are poll's arguments: from from on in chat, waiting wait
+// seconds (0: not at all).
+func pollArgs(chat string, from int, wait float64) string {
+	a := rawjson.AppendString([]byte(`{"session_id":`), chat)
+	a = append(a, `,"from_seq":`...)
+	a = strconv.AppendInt(a, int64(from), 10)
+	if wait > 0 {
+		a = append(a, `,"wait_seconds":`...)
+		a = strconv.AppendFloat(a, wait, 'f', -1, 64)
+	}
+	return string(append(a, '}'))
+}
+
+// pollCheck accepts a poll's result of events events.
+func pollCheck(events int) func(string) error {
+	return func(text string) error {
+		if j := gjson.Parse(text); j.Get("type").Str != "ok" || int(j.Get("events.#").Int()) != events {
+			return fmt.Errorf("poll returned %.200s", text)
+		}
+		return nil
+	}
+}
+
+// callRows are poll on a short and a long chat (small, large on srvC),
+// and pending on a queue with none or many decided (srv0, srvN).
+func (res *scaleResult) callRows(cfg *config, srvC, srv0, srvN *mcpConn, small, large string, rng *rand.Rand) error {
+	events, decided := res.sizes.events, res.sizes.decided
+	pendingCheck := func(text string) error {
+		if gjson.Get(text, "pending.#").Int() != 1 {
+			return fmt.Errorf("pending returned %.200s", text)
+		}
+		return nil
+	}
+	floorCall := &callRow{name: "floor: tools/list", note: "the stdio round trip", conn: srvC}
+	poll0 := &callRow{name: "poll, nothing new", note: fmt.Sprintf("%d events", smallEvents), conn: srvC, tool: "poll",
+		args: pollArgs(small, smallEvents, 0), check: pollCheck(0), floor: floorCall}
+	pollN := &callRow{name: "poll, nothing new", note: fmt.Sprintf("%d events", events), conn: srvC, tool: "poll",
+		args: pollArgs(large, events, 0), check: pollCheck(0), floor: floorCall, base: poll0}
+	last0 := &callRow{name: "poll, the last event (not where the last read stopped: found by bisection)", note: fmt.Sprintf("%d events", smallEvents), conn: srvC, tool: "poll",
+		args: pollArgs(small, smallEvents-1, 0), check: pollCheck(1), floor: floorCall}
+	lastN := &callRow{name: "poll, the last event (not where the last read stopped: found by bisection)", note: fmt.Sprintf("%d events", events), conn: srvC, tool: "poll",
+		args: pollArgs(large, events-1, 0), check: pollCheck(1), floor: floorCall, base: last0}
+	pend0 := &callRow{name: "pending", note: "1 pending, 0 decided", conn: srv0, tool: "pending", args: `{}`, check: pendingCheck, floor: floorCall}
+	pendN := &callRow{name: "pending", note: fmt.Sprintf("1 pending, %d decided", decided), conn: srvN, tool: "pending", args: `{}`, check: pendingCheck, floor: floorCall, base: pend0}
+	res.calls = []*callRow{floorCall, poll0, pollN, last0, lastN, pend0, pendN}
+	runs := cfg.runs * 4
+	progress("scale: %d warm-up + %d rounds of poll and pending calls, small and large, interleaved", cfg.warm, runs)
+	return measureCalls(res.calls, cfg.warm, runs, cfg.budget, rng)
+}
+
+// idlePoll measures the CPU an idle long poll on the large running chat
+// uses.
+func (res *scaleResult) idlePoll(cfg *config, b *bins, chatDir, large string) error {
 	res.idleFor = 10 * time.Second
 	if cfg.smoke {
 		res.idleFor = 2 * time.Second
@@ -276,23 +300,22 @@ func benchScale(cfg *config, b *bins, fx []fixture, rng *rand.Rand) (*scaleResul
 	progress("scale: an idle %s long poll", res.idleFor)
 	srvI, err := startMCP(b, chatDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer srvI.close()
-	args, _ := sjson.Set(pollArgs(large, sz.events), "wait_seconds", res.idleFor.Seconds())
 	cpu0 := procCPU(srvI.cmd.Process.Pid)
-	text, took, err := srvI.call("poll", args)
+	text, took, err := srvI.call("poll", pollArgs(large, res.sizes.events, res.idleFor.Seconds()))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := pollCheck(0)(text); err != nil {
-		return nil, err
+		return err
 	}
 	if took < res.idleFor {
-		return nil, fmt.Errorf("the idle long poll returned after %s, before its %s", took, res.idleFor)
+		return fmt.Errorf("the idle long poll returned after %s, before its %s", took, res.idleFor)
 	}
 	res.idleCPU = float64(procCPU(srvI.cmd.Process.Pid)-cpu0) / float64(took)
-	return res, nil
+	return nil
 }
 
 // seedDecided writes n decided records into dir's queue as the one-dir
@@ -307,7 +330,7 @@ func seedDecided(dir string, n int) error {
 	input := `{"command":"` + strings.Repeat("x", 300) + `"}`
 	for i := 0; i < n; i++ {
 		at := base.Add(time.Duration(i) * time.Millisecond)
-		r := approvals.Request{ID: fmt.Sprintf("%08x%05x%012x", uint32(at.Unix()), at.Nanosecond()/1000, i), Client: "claude-code", Session: "s",
+		r := approvals.Request{ID: fmt.Sprintf("%08x%05x%012x", uint32(at.Unix()), at.Nanosecond()/1000, i), Client: claude.Name, Session: "s",
 			Tool: "Bash", Input: input, Created: at, Deadline: at.Add(time.Minute), Status: approvals.Allowed,
 			DecidedBy: "bench", DecidedAt: at.Add(time.Second), Origin: "bench"}
 		if err := os.WriteFile(filepath.Join(qdir, r.ID+".json"), []byte(r.JSON()+"\n"), 0o600); err != nil {
@@ -317,18 +340,19 @@ func seedDecided(dir string, n int) error {
 	return nil
 }
 
-// startIdleChats starts one Claude Code chat per size, each of a fake
-// client that prints one event and then idles, and appends to each log
-// until it holds that many events. stop cancels them.
+// startIdleChats starts one chat of claude per size, each of a fake
+// client (its executable, printing its stream-json's first event) that
+// then idles, and appends to each log until it holds that many events.
+// stop cancels them.
 func startIdleChats(cfg *config, b *bins, dir string, sizes []int) ([]string, func(), error) {
-	bin := filepath.Join(cfg.workDir, "fake-claude")
+	bin := filepath.Join(cfg.workDir, "fake-client")
 	if err := os.MkdirAll(bin, 0o700); err != nil {
 		return nil, nil, err
 	}
 	script := "#!/bin/sh\ncat >/dev/null\n" +
 		`echo '{"type":"system","subtype":"init","session_id":"11111111-2222-4333-8444-555555555555"}'` + "\n" +
 		"exec sleep 3600\n"
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o700); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, claude.Headless.Argv(hooks.ChatArgs{})[0]), []byte(script), 0o700); err != nil {
 		return nil, nil, err
 	}
 	work := filepath.Join(cfg.workDir, "chat-work")
@@ -344,7 +368,7 @@ func startIdleChats(cfg *config, b *bins, dir string, sizes []int) ([]string, fu
 		}
 	}
 	for i, n := range sizes {
-		c, err := cs.Create(children.Child{Name: "bench-" + strconv.Itoa(i), Client: "claude-code", WorkingDir: work,
+		c, err := cs.Create(children.Child{Name: "bench-" + strconv.Itoa(i), Client: claude.Name, WorkingDir: work,
 			Env: map[string]string{"PATH": bin + ":/usr/bin:/bin"}})
 		if err != nil {
 			return ids, stop, err
@@ -446,8 +470,7 @@ func (c *mcpConn) request(method, params string) (gjson.Result, error) {
 
 // call runs a tool and returns its text and the round trip.
 func (c *mcpConn) call(tool, args string) (string, time.Duration, error) {
-	params, _ := sjson.Set(`{}`, "name", tool)
-	params, _ = sjson.SetRaw(params, "arguments", args)
+	params := string(rawjson.AppendString([]byte(`{"name":`), tool)) + `,"arguments":` + args + `}`
 	t0 := time.Now()
 	j, err := c.request("tools/call", params)
 	d := time.Since(t0)

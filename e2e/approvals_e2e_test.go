@@ -16,6 +16,7 @@ import (
 	"github.com/interceptor-dev/interceptor/e2e/fakemodel"
 	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
 // The approval scenarios put a supervisor between the model and the wf
@@ -102,9 +103,9 @@ func (s *supervisor) run(ctx context.Context) {
 				s.fail("request %s (%s): input is not a JSON object: %v: %s", r.ID, r.Tool, err, r.Input)
 			}
 			step, _ := in["step"].(string)
-			d := approvals.Decision{Allow: true, By: "e2e supervisor"}
+			d := hooks.Decision{Allow: true, By: "e2e supervisor"}
 			if step == "two" && !s.allowAll {
-				d = approvals.Decision{Allow: false, Message: denyMessage, By: "e2e supervisor"}
+				d = hooks.Decision{Allow: false, Reason: denyMessage, By: "e2e supervisor"}
 			}
 			if _, err := s.store.Decide(r.ID, d); err != nil {
 				s.fail("deciding %s (%s step %q): %v", r.ID, r.Tool, step, err)

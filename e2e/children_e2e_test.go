@@ -25,6 +25,7 @@ import (
 	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -650,9 +651,9 @@ func decideUntilDone(t *testing.T, cs *children.Store, q *approvals.Store, chats
 				if a.Get("kind").Str == "input" {
 					continue // a human tool's question: a person answers it
 				}
-				d := approvals.Decision{Allow: true, By: "e2e parent"}
+				d := hooks.Decision{Allow: true, By: "e2e parent"}
 				if a.Get("input.step").Str == "two" {
-					d = approvals.Decision{Message: denyMessage, By: "e2e parent"}
+					d = hooks.Decision{Reason: denyMessage, By: "e2e parent"}
 				}
 				if _, err := q.Decide(a.Get("id").Str, d); err != nil {
 					t.Errorf("deciding %s: %v", a.Get("id").Str, err)

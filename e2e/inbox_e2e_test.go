@@ -522,12 +522,12 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 		if deny {
 			want = approvals.Denied
 		}
-		if got.Status != want || !strings.HasPrefix(got.DecidedBy, "inbox (uid ") || deny && got.Message != denyMessage {
-			t.Errorf("request %s after the click: %s by %q, message %q; want %s by the inbox", c.ID, got.Status, got.DecidedBy, got.Message, want)
+		if got.Status != want || !strings.HasPrefix(got.DecidedBy, "inbox (uid ") || deny && got.Reason != denyMessage {
+			t.Errorf("request %s after the click: %s by %q, message %q; want %s by the inbox", c.ID, got.Status, got.DecidedBy, got.Reason, want)
 		}
 		var upd map[string]any
-		if edit && (json.Unmarshal([]byte(got.Updated), &upd) != nil || len(upd) != 1 || upd["text"] != editedText) {
-			t.Errorf("request %s allowed with edited input records %q", c.ID, got.Updated)
+		if edit && (json.Unmarshal([]byte(got.UpdatedInput), &upd) != nil || len(upd) != 1 || upd["text"] != editedText) {
+			t.Errorf("request %s allowed with edited input records %q", c.ID, got.UpdatedInput)
 		}
 		p.until("the decided card to go", fmt.Sprintf(`!document.querySelector('#waiting-list article.card[data-id=%q]')`, c.ID), 5*time.Second)
 	}

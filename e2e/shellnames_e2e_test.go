@@ -201,7 +201,7 @@ func denyShell(t *testing.T, stateDir string) func() []approvals.Request {
 				continue
 			}
 			for _, r := range pending {
-				if _, err := store.Decide(r.ID, approvals.Decision{Message: shellDenied, By: "e2e supervisor"}); err == nil {
+				if _, err := store.Decide(r.ID, hooks.Decision{Reason: shellDenied, By: "e2e supervisor"}); err == nil {
 					t.Logf("supervisor: denied %s (client %s, tool %s, input %s)", r.ID, r.Client, r.Tool, r.Input)
 					seen = append(seen, r)
 				}

@@ -150,8 +150,15 @@ func run(bin string, n, warmup, msgs int) error {
 			return fmt.Errorf("building interceptor (run from the module root): %w", err)
 		}
 	}
+	if err := latency(self, bin, n, warmup); err != nil {
+		return err
+	}
+	return throughput(self, bin, msgs)
+}
 
-	// Latency: direct and proxied side by side, alternating.
+// latency prints the latency of tools/call round trips, direct and
+// proxied side by side, alternating.
+func latency(self, bin string, n, warmup int) error {
 	direct, err := start(self, "-serve")
 	if err != nil {
 		return err
@@ -194,45 +201,58 @@ func run(bin string, n, warmup, msgs int) error {
 	fmt.Printf("| through the proxy | %s | %s | %s |\n", us(q(pd, .5)), us(q(pd, .9)), us(q(pd, .99)))
 	fmt.Printf("| **added** | **%s** | %s | **%s** |\n\n", us(q(pd, .5)-q(dd, .5)), us(q(pd, .9)-q(dd, .9)), us(q(pd, .99)-q(dd, .99)))
 	fmt.Printf("Target: under 500 µs added median.\n\n")
+	return nil
+}
 
-	// Throughput: pipelined messages, counted in both directions.
+// throughput prints messages per second, pipelined, counted in both
+// directions, direct and through the proxy.
+func throughput(self, bin string, msgs int) error {
 	fmt.Printf("## messages per second (pipelined, both directions counted)\n\n| what | direct | through the proxy |\n|---|---|---|\n")
 	for _, tc := range []struct {
-		name  string
-		argv  []string
-		line  func(i int) string
-		reply bool
+		name string
+		argv []string
+		line func(i int) string
 	}{
 		{"tools/call + result (token injected, captured, redacted)", []string{self, "-serve"}, func(i int) string {
 			return `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"next_step","arguments":{"step":"review"}}}` + "\n"
-		}, true},
+		}},
 		{"notifications, echoed (pure relay)", []string{self, "-echo"}, func(i int) string {
 			return `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":` + strconv.Itoa(i) + `,"message":"working on the next step"}}` + "\n"
-		}, true},
+		}},
 	} {
 		var rates [2]float64
 		for k, argv := range [][]string{tc.argv, append([]string{bin, "proxy", "--"}, tc.argv...)} {
-			c, err := start(argv...)
+			rate, err := pipelined(argv, msgs, tc.line)
 			if err != nil {
-				return err
+				return fmt.Errorf("throughput %s: %w", tc.name, err)
 			}
-			t := time.Now()
-			go func() {
-				bw := bufio.NewWriterSize(c.w, 1<<16)
-				for i := 0; i < msgs; i++ {
-					bw.WriteString(tc.line(i))
-				}
-				bw.Flush()
-			}()
-			for i := 0; i < msgs; i++ {
-				if _, err := c.r.ReadSlice('\n'); err != nil {
-					return fmt.Errorf("throughput %s: after %d: %w", tc.name, i, err)
-				}
-			}
-			rates[k] = float64(2*msgs) / time.Since(t).Seconds()
-			c.close()
+			rates[k] = rate
 		}
 		fmt.Printf("| %s | %.0f | %.0f |\n", tc.name, rates[0], rates[1])
 	}
 	return nil
+}
+
+// pipelined writes msgs lines to a server started as argv while reading
+// its answers, and returns the messages per second, both ways counted.
+func pipelined(argv []string, msgs int, line func(int) string) (float64, error) {
+	c, err := start(argv...)
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	t := time.Now()
+	go func() {
+		bw := bufio.NewWriterSize(c.w, 1<<16)
+		for i := 0; i < msgs; i++ {
+			bw.WriteString(line(i))
+		}
+		bw.Flush()
+	}()
+	for i := 0; i < msgs; i++ {
+		if _, err := c.r.ReadSlice('\n'); err != nil {
+			return 0, fmt.Errorf("after %d: %w", i, err)
+		}
+	}
+	return float64(2*msgs) / time.Since(t).Seconds(), nil
 }

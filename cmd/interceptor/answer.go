@@ -69,67 +69,49 @@ func readAll(r io.Reader, limit int64) ([]byte, error) {
 
 // askInput prints a human tool's question in watch and starts reading its
 // answer.
-func askInput(out io.Writer, r approvals.Request, lines []string) *answerLine {
+func askInput(out io.Writer, r approvals.Request, lines []string) *lineInput {
 	fmt.Fprintf(out, "%s %s asks (%s, session %s), with:\n", r.ID, approvals.Visible(r.Tool), approvals.Visible(r.Client), approvals.Visible(r.Session))
 	for _, l := range lines {
 		fmt.Fprintf(out, "    %s\n", l)
 	}
 	fmt.Fprint(out, "  type the answer, Enter sends it (an empty line skips, Ctrl-C quits): ")
-	return &answerLine{out: out}
+	return &lineInput{out: out}
 }
 
-// answerLine is watch's line editor for an answer: the keys are echoed
-// (raw mode does not), made visible; backspace takes back a character.
-type answerLine struct {
-	out     io.Writer
-	line    []byte
-	skipped bool // an empty line: watch asks the next question
+// lineInput is watch's line editor, for an answer or a deny's reason: the
+// keys are echoed (raw mode does not), made visible; backspace takes back a
+// character.
+type lineInput struct {
+	out  io.Writer
+	line []byte
 }
 
-// key takes one key of the answer to request id; done reports that the
-// question is settled for watch (answered, skipped or gone).
-func (a *answerLine) key(q *approvals.Store, id string, k byte) (done bool, err error) {
+// key takes one key: done reports Enter, with the line typed (trimmed) as
+// text; quit reports Ctrl-C or Ctrl-D, which end watch without sending it.
+func (l *lineInput) key(k byte) (text string, done, quit bool) {
 	switch k {
-	case 3, 4: // Ctrl-C, Ctrl-D: quit without answering
-		fmt.Fprintln(a.out)
-		return false, errQuit
+	case 3, 4: // Ctrl-C, Ctrl-D
+		fmt.Fprintln(l.out)
+		return "", false, true
 	case '\r', '\n':
-		fmt.Fprintln(a.out)
-		text := strings.TrimSpace(string(a.line))
-		if text == "" {
-			fmt.Fprintf(a.out, "skipped %s\n", id)
-			a.skipped = true
-			return true, nil
-		}
-		r, err := q.AnswerInput(id, text, approvals.Decider("watch"))
-		switch {
-		case errors.Is(err, approvals.ErrDecided), errors.Is(err, approvals.ErrUnknown):
-			fmt.Fprintf(a.out, "%v\n", err)
-		case err != nil:
-			return true, err
-		default:
-			fmt.Fprintf(a.out, "%s %s\n", r.ID, r.Status)
-		}
-		return true, nil
+		fmt.Fprintln(l.out)
+		return strings.TrimSpace(string(l.line)), true, false
 	case 127, 8: // backspace
-		if n := len(a.line); n > 0 {
-			_, size := utf8.DecodeLastRune(a.line)
-			a.line = a.line[:n-size]
-			fmt.Fprint(a.out, "\b \b")
+		if n := len(l.line); n > 0 {
+			_, size := utf8.DecodeLastRune(l.line)
+			l.line = l.line[:n-size]
+			fmt.Fprint(l.out, "\b \b")
 		}
-		return false, nil
+		return "", false, false
 	}
 	if k < 0x20 {
-		return false, nil // other control keys are not part of an answer
+		return "", false, false // other control keys are not part of a line
 	}
-	a.line = append(a.line, k)
+	l.line = append(l.line, k)
 	// Echo a character once it is whole (a multi-byte one arrives a byte
 	// at a key), visibly: a bidi override typed is shown escaped.
-	if r, size := utf8.DecodeLastRune(a.line); r != utf8.RuneError || size > 1 {
-		fmt.Fprint(a.out, approvals.Visible(string(a.line[len(a.line)-size:])))
+	if r, size := utf8.DecodeLastRune(l.line); r != utf8.RuneError || size > 1 {
+		fmt.Fprint(l.out, approvals.Visible(string(l.line[len(l.line)-size:])))
 	}
-	return false, nil
+	return "", false, false
 }
-
-// errQuit ends watch from inside a typed answer.
-var errQuit = errors.New("quit")

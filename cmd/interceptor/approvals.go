@@ -1,23 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
-	"golang.org/x/term"
 )
 
 // approvalsFlags are the flags every approvals subcommand shares: the state
@@ -201,7 +196,7 @@ func newApprovalsDecideCmd(io *streams, allow bool) *cobra.Command {
 			if updated != "" && !gjson.Valid(updated) {
 				return errors.New("--updated-input is not valid JSON")
 			}
-			r, err := q.Decide(args[0], approvals.Decision{Allow: allow, Message: message, UpdatedInput: updated, By: approvals.Decider("cli")})
+			r, err := q.Decide(args[0], hooks.Decision{Allow: allow, Reason: message, UpdatedInput: updated, By: approvals.Decider("cli")})
 			if err != nil {
 				return err
 			}
@@ -240,252 +235,4 @@ func newApprovalsPruneCmd(io *streams) *cobra.Command {
 	f.register(cmd)
 	cmd.Flags().DurationVar(&olderThan, "older-than", 7*24*time.Hour, "keep requests decided more recently than this")
 	return cmd
-}
-
-func newApprovalsWatchCmd(io *streams) *cobra.Command {
-	f := &approvalsFlags{}
-	cmd := &cobra.Command{
-		Use:   "watch",
-		Short: "Show requests live and decide them with a keypress",
-		Long: `Prints every pending request as it arrives and asks about the oldest one,
-with its whole input (indented, wrapped; control characters shown as
-escapes): a = allow, d = deny, s = skip (ask about the next), q = quit. An
-input longer than 60 lines is cut with a note, and a = allow waits until v
-has printed all of it. On a terminal one keypress decides; otherwise (a
-pipe) each key is read as typed. A request decided elsewhere meanwhile is
-reported and passed over.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			q, err := f.queue()
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-			defer stop()
-			out := io.Out
-			// On a terminal, one keypress decides: raw mode, restored on
-			// the way out. Raw mode also stops the terminal from turning
-			// "\n" into "\r\n" and Ctrl-C into SIGINT: crlf puts the first
-			// back, and watch reads Ctrl-C as q.
-			if file, ok := io.In.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
-				if old, err := term.MakeRaw(int(file.Fd())); err == nil {
-					defer term.Restore(int(file.Fd()), old)
-					out = crlf{out}
-				}
-			}
-			return watchApprovals(ctx, q, io.In, out)
-		},
-	}
-	f.register(cmd)
-	return cmd
-}
-
-// crlf writes "\r\n" for every "\n", for a terminal in raw mode.
-type crlf struct{ w io.Writer }
-
-func (c crlf) Write(p []byte) (int, error) {
-	if _, err := c.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// watchWidth and watchMaxLines bound what watch prints of one input before
-// asking: lines wrap at watchWidth; an input of more lines is cut, and
-// cannot be allowed with one key until v has printed it whole.
-const (
-	watchWidth    = 100
-	watchMaxLines = 60
-)
-
-// watchApprovals is the watch loop: keys from in, the view to out.
-func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	keys := make(chan byte)
-	go func() {
-		defer close(keys)
-		r := bufio.NewReader(in)
-		for {
-			b, err := r.ReadByte()
-			if err != nil {
-				return
-			}
-			select {
-			case keys <- b:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	changed := make(chan struct{}, 1)
-	watchErr := make(chan error, 1)
-	go func() {
-		watchErr <- q.Changes(ctx, func() bool {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-			return ctx.Err() == nil
-		})
-	}()
-
-	seen := map[string]bool{}
-	skipped := map[string]bool{}
-	var asking string // the id the prompt is about
-	var shown bool    // its whole input has been printed
-	prompt := func() { fmt.Fprint(out, "  [a]llow [d]eny [s]kip [q]uit? ") }
-	// ask prints the request and its input, whole and wrapped up to
-	// watchMaxLines lines. A longer input is cut with a note, and a one-key
-	// allow waits until v has printed all of it: a person allows only what
-	// they could read.
-	var typing *answerLine // the answer being typed to a human tool's question
-	ask := func(r approvals.Request) {
-		asking = r.ID
-		lines := r.InputLines(watchWidth)
-		if r.IsInput() {
-			typing = askInput(out, r, lines)
-			return
-		}
-		typing = nil
-		fmt.Fprintf(out, "%s %s (%s, session %s), input:\n", r.ID, approvals.Visible(r.Tool), approvals.Visible(r.Client), approvals.Visible(r.Session))
-		shown = len(lines) <= watchMaxLines
-		if !shown {
-			lines = lines[:watchMaxLines]
-		}
-		for _, l := range lines {
-			fmt.Fprintf(out, "    %s\n", l)
-		}
-		if !shown {
-			fmt.Fprintf(out, "  [input cut: %d of %d lines shown; v shows it all, and allow waits until then]\n", watchMaxLines, len(r.InputLines(watchWidth)))
-			fmt.Fprint(out, "  [v]iew all [d]eny [s]kip [q]uit? ")
-			return
-		}
-		prompt()
-	}
-	fmt.Fprintln(out, "watching for approval requests (a = allow, d = deny, s = skip, v = view the whole input, q = quit)")
-	refresh := func() error {
-		rs, err := q.Pending()
-		if err != nil {
-			return err
-		}
-		rs = q.Viewer().Requests(rs)
-		now := time.Now()
-		pending := map[string]bool{}
-		for _, r := range rs {
-			pending[r.ID] = true
-			if !seen[r.ID] {
-				seen[r.ID] = true
-				fmt.Fprintf(out, "new: %s\n", summary(r, now))
-			}
-		}
-		if asking != "" && !pending[asking] {
-			if r, err := q.Get(asking); err == nil {
-				fmt.Fprintf(out, "%s was %s elsewhere (by %s)\n", r.ID, status(r, now), approvals.Visible(r.DecidedBy))
-			}
-			asking = ""
-		}
-		if asking == "" {
-			for _, r := range rs {
-				if !skipped[r.ID] {
-					ask(r)
-					break
-				}
-			}
-		}
-		return nil
-	}
-	if err := refresh(); err != nil {
-		return err
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-watchErr:
-			return err
-		case <-changed:
-			if err := refresh(); err != nil {
-				return err
-			}
-		case k, ok := <-keys:
-			if !ok {
-				return nil // end of input
-			}
-			if typing != nil && asking != "" {
-				done, err := typing.key(q, asking, k)
-				if errors.Is(err, errQuit) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if done {
-					if typing.skipped {
-						skipped[asking] = true
-					}
-					asking, typing = "", nil
-					if err := refresh(); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			switch k {
-			case 'q', 'Q', 3, 4: // 3: Ctrl-C, 4: Ctrl-D
-				fmt.Fprintln(out)
-				return nil
-			case 'v', 'V':
-				if asking == "" || shown {
-					continue
-				}
-				r, err := q.Get(asking)
-				if err != nil {
-					fmt.Fprintf(out, "\n%v\n", err)
-					asking = ""
-					break
-				}
-				r = q.Viewer().Request(r)
-				fmt.Fprintln(out)
-				for _, l := range r.InputLines(watchWidth) {
-					fmt.Fprintf(out, "    %s\n", l)
-				}
-				shown = true
-				prompt()
-				continue
-			case 'a', 'A', 'd', 'D':
-				if asking == "" {
-					continue
-				}
-				allow := k == 'a' || k == 'A'
-				if allow && !shown {
-					fmt.Fprintf(out, "\nthe input of %s was not shown whole: press v to read it before allowing\n", asking)
-					fmt.Fprint(out, "  [v]iew all [d]eny [s]kip [q]uit? ")
-					continue
-				}
-				r, err := q.Decide(asking, approvals.Decision{Allow: allow, By: approvals.Decider("watch")})
-				switch {
-				case errors.Is(err, approvals.ErrDecided), errors.Is(err, approvals.ErrUnknown):
-					fmt.Fprintf(out, "\n%v\n", err)
-				case err != nil:
-					return err
-				default:
-					fmt.Fprintf(out, "\n%s %s\n", r.ID, r.Status)
-				}
-				asking = ""
-			case 's', 'S':
-				if asking == "" {
-					continue
-				}
-				skipped[asking] = true
-				fmt.Fprintf(out, "\nskipped %s\n", asking)
-				asking = ""
-			default:
-				continue
-			}
-			if err := refresh(); err != nil {
-				return err
-			}
-		}
-	}
 }

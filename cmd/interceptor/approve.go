@@ -44,17 +44,17 @@ func newApproveCmd(io *streams) *cobra.Command {
 	f := &approveFlags{}
 	cmd := hookCmd("approve [--match REGEX] [--timeout 5m] [--on-timeout deny|allow]",
 		"Pre-tool hook: hold a tool call until a supervisor allows or denies it",
-		`Reads one pre-tool hook event on stdin (any client). A call whose tool name
+		wrap(`Reads one pre-tool hook event on stdin (any client). A call whose tool name
 matches --match (default: every tool) is decided by rules first: a name
 matching a --deny REGEX is denied, then one matching an --allow REGEX is
 allowed, without asking. Any other call is put in the approval queue
 (<state dir>/approvals/) and the hook blocks until a supervisor decides it
 (interceptor approvals allow|deny ID, approvals watch, or the MCP server
 interceptor mcp --role supervisor), then answers in the client's own terms:
-Claude Code permissionDecision allow/deny (+ updatedInput), Codex deny (an
-allow passes through, or allow + updatedInput), Gemini CLI decision, Cursor
-permission, OpenCode a deny the shim throws. Regexes match the tool name as
-the client sends it (mcp__wf__next_step, mcp_wf_next_step, wf_next_step).
+allow or deny, with the reason the model reads, and on allow the
+supervisor's new arguments where the client takes them`+newInputCaveats()+`. install
+writes the approve hook for `+displays(clientsWhere(func(c *hooks.Client) bool { return !c.NoApprove }))+`. Regexes match the tool name as
+the client sends it (mcp__wf__next_step, mcp_wf_next_step, wf_next_step).`)+`
 
 After --timeout with no decision the request expires and the call is denied
 (--on-timeout allow runs it instead). The client's own hook timeout must be
@@ -91,6 +91,19 @@ call proceeds under the client's own rules. Always exits 0, never 2.`)
 	return cmd
 }
 
+// newInputCaveats is where new arguments do not reach the call, from the
+// clients' descriptions: " (…; …)", or "" when they reach it everywhere.
+func newInputCaveats() string {
+	var out []string
+	for _, c := range clientsWhere(func(c *hooks.Client) bool { return c.NewInputCaveat != "" }) {
+		out = append(out, c.NewInputCaveat)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, "; ") + ")"
+}
+
 // onceWriter lets the watchdog and the normal path race to answer: the
 // first reply wins, the other is dropped.
 type onceWriter struct {
@@ -122,125 +135,135 @@ func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
 	if err != nil {
 		return fmt.Errorf("approve: %w", err)
 	}
-	out := &onceWriter{w: io.Out}
-	// denyUnread answers an event that could not be fully read. The model
-	// controls much of it (a tool input nested too deep, a payload too
-	// large), so passing it through would let the model skip approval: with
-	// the client known (install always names it) the call is denied in its
-	// shape. With --client auto there is no shape to answer in.
-	denyUnread := func(problem error) error {
-		f.trace("error: " + problem.Error())
-		if client == nil {
-			return fmt.Errorf("approve: %w (client unknown, so the call could not be denied; use --client)", problem)
-		}
-		b, rerr := hooks.DenyUnread(client, "interceptor approve could not read the hook event, so the call is denied: "+oneLine(problem.Error()))
-		if rerr == nil {
-			rerr = out.reply(b)
-		}
-		if rerr != nil {
-			return fmt.Errorf("approve: %v (and the deny could not be written: %v)", problem, rerr)
-		}
-		return fmt.Errorf("approve: %v (call denied)", problem)
-	}
-	var payload []byte
-	if io.exit != nil {
-		answered := make(chan struct{})
-		t := time.AfterFunc(approveReadDeadline, func() {
-			err := denyUnread(fmt.Errorf("gave up reading the event on stdin after %s", approveReadDeadline))
-			fmt.Fprintf(io.Err, "interceptor: %s\n", oneLine(err.Error()))
-			close(answered)
-			io.exit(0)
-		})
-		payload, err = readAllLimited(io.In)
-		if !t.Stop() {
-			<-answered // the watchdog has denied: nothing more to say
-			return nil
-		}
-	} else {
-		payload, err = readAllLimited(io.In)
+	a := &approveRun{io: io, f: f, client: client, out: &onceWriter{w: io.Out}}
+	payload, answered, err := a.readEvent()
+	if answered {
+		return nil // the watchdog has denied: nothing more to say
 	}
 	if err != nil {
-		return denyUnread(fmt.Errorf("reading stdin: %w", err))
+		return a.denyUnread(fmt.Errorf("reading stdin: %w", err))
 	}
 	ev, err := hooks.Parse(payload, client)
 	if err != nil {
-		return denyUnread(err)
+		return a.denyUnread(err)
 	}
 	if ev.Phase != hooks.PhasePreTool {
 		f.trace("not a pre-tool event: " + ev.Name)
 		return nil
 	}
-	// failClosed denies the call, with the problem as the reason.
-	failClosed := func(problem error) error {
-		msg := "interceptor approve failed, so the call is denied: " + oneLine(problem.Error())
-		b, rerr := ev.Client.DecisionReply(ev, hooks.Decision{Reason: msg})
-		if rerr == nil {
-			rerr = out.reply(b)
-		}
-		f.trace("error: " + problem.Error())
-		if rerr != nil {
-			return fmt.Errorf("approve: %v (and the deny could not be written: %v)", problem, rerr)
-		}
-		return fmt.Errorf("approve: %v (call denied)", problem)
-	}
+	a.ev = ev
 	defer func() {
 		if r := recover(); r != nil {
-			err = failClosed(fmt.Errorf("internal error: %v", r))
+			err = a.failClosed(fmt.Errorf("internal error: %v", r))
 		}
 	}()
 	if f.envErr != nil {
-		return failClosed(f.envErr)
+		return a.failClosed(f.envErr)
 	}
 	if io.exit != nil {
 		t := time.AfterFunc(f.timeout+approveGrace, func() {
-			err := failClosed(fmt.Errorf("gave up after %s", f.timeout+approveGrace))
+			err := a.failClosed(fmt.Errorf("gave up after %s", f.timeout+approveGrace))
 			fmt.Fprintf(io.Err, "interceptor: %s\n", oneLine(err.Error()))
 			io.exit(0)
 		})
 		defer t.Stop()
 	}
-	d, why, err := decideApprove(cmd.Context(), ev, f)
-	if errors.Is(err, errPass) {
-		f.trace(fmt.Sprintf("tool=%s %s", ev.ToolName, why))
-		return nil
-	}
-	if err != nil {
-		return failClosed(err)
-	}
-	b, err := ev.Client.DecisionReply(ev, d)
-	if errors.Is(err, hooks.ErrCannotRewrite) && d.Allow && len(d.UpdatedInput) > 0 {
-		return failClosed(fmt.Errorf("%s cannot change the input of a %s call; the allow with new input is not applied", ev.Client.Name(), ev.Name))
-	}
-	if err != nil {
-		return failClosed(err)
-	}
-	f.trace(fmt.Sprintf("tool=%s allow=%t %s", ev.ToolName, d.Allow, why))
-	if err := out.reply(b); err != nil {
-		return fmt.Errorf("approve: writing reply: %w", err)
-	}
-	return nil
+	return a.decide(cmd.Context())
 }
 
-// decideApprove builds the policy from the flags and asks the queue (see
-// approvals.Store.Ask). A flag that does not parse is an error: the caller
-// denies.
-func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks.Decision, string, error) {
+// approveRun is one run of the approve hook: the event it answers and
+// where the answer goes.
+type approveRun struct {
+	io     *streams
+	f      *approveFlags
+	client hooks.Adapter // nil with --client auto
+	ev     *hooks.Event  // once read
+	out    *onceWriter
+}
+
+// readEvent reads the event on stdin. In the process (io.exit set) a
+// watchdog denies and exits when stdin is not closed within
+// approveReadDeadline; answered reports that it did.
+func (a *approveRun) readEvent() (payload []byte, answered bool, err error) {
+	if a.io.exit == nil {
+		payload, err = readAllLimited(a.io.In)
+		return payload, false, err
+	}
+	done := make(chan struct{})
+	t := time.AfterFunc(approveReadDeadline, func() {
+		err := a.denyUnread(fmt.Errorf("gave up reading the event on stdin after %s", approveReadDeadline))
+		fmt.Fprintf(a.io.Err, "interceptor: %s\n", oneLine(err.Error()))
+		close(done)
+		a.io.exit(0)
+	})
+	payload, err = readAllLimited(a.io.In)
+	if !t.Stop() {
+		<-done
+		return nil, true, nil
+	}
+	return payload, false, err
+}
+
+// denyUnread answers an event that could not be fully read. The model
+// controls much of it (a tool input nested too deep, a payload too large),
+// so passing it through would let the model skip approval: with the client
+// known (install always names it) the call is denied in its shape. With
+// --client auto there is no shape to answer in.
+func (a *approveRun) denyUnread(problem error) error {
+	a.f.trace("error: " + problem.Error())
+	if a.client == nil {
+		return fmt.Errorf("approve: %w (client unknown, so the call could not be denied; use --client)", problem)
+	}
+	b, rerr := hooks.DenyUnread(a.client, "interceptor approve could not read the hook event, so the call is denied: "+oneLine(problem.Error()))
+	return a.denied(problem, b, rerr)
+}
+
+// failClosed denies the event's call, with the problem as the reason.
+func (a *approveRun) failClosed(problem error) error {
+	msg := "interceptor approve failed, so the call is denied: " + oneLine(problem.Error())
+	b, rerr := a.ev.Client.DecisionReply(a.ev, hooks.Decision{Reason: msg})
+	a.f.trace("error: " + problem.Error())
+	return a.denied(problem, b, rerr)
+}
+
+// denied writes the deny b (rendered with error rerr) for problem and
+// returns the hook's one line about it.
+func (a *approveRun) denied(problem error, b []byte, rerr error) error {
+	if rerr == nil {
+		rerr = a.out.reply(b)
+	}
+	if rerr != nil {
+		return fmt.Errorf("approve: %v (and the deny could not be written: %v)", problem, rerr)
+	}
+	return fmt.Errorf("approve: %v (call denied)", problem)
+}
+
+// decide has the call decided (approvals.Store.Ask, under the policy the
+// flags make) and writes the client's answer. A flag that does not parse,
+// a queue that cannot be used, a decision the client cannot carry out:
+// each denies.
+func (a *approveRun) decide(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ev, f := a.ev, a.f
 	p, err := f.policy()
 	if err != nil {
-		return hooks.Decision{}, "", err
+		return a.failClosed(err)
 	}
 	dir, err := f.stateDir.resolve()
 	if err != nil {
-		return hooks.Decision{}, "", err
+		return a.failClosed(err)
+	}
+	if !p.Decides(ev.ToolName) {
+		f.trace(fmt.Sprintf("tool=%s not matched by --match: passed through", ev.ToolName))
+		return nil // the client's own rules apply
 	}
 	input := ev.Input.Raw
 	if input == "" {
 		input = "{}"
 	}
-	a, err := approvals.New(dir).Ask(ctx, p, approvals.Call{
+	d, err := approvals.New(dir).Ask(ctx, p, approvals.Call{
 		Client:  ev.Client.Name(),
 		Session: ev.Session,
 		Tool:    ev.ToolName,
@@ -250,13 +273,21 @@ func decideApprove(ctx context.Context, ev *hooks.Event, f *approveFlags) (hooks
 		Tokens:  state.New(dir),
 		Key:     f.arg,
 	})
-	switch {
-	case err != nil:
-		return hooks.Decision{}, "", err
-	case a.Pass:
-		return hooks.Decision{Allow: true}, a.Why, errPass
+	if err != nil {
+		return a.failClosed(err)
 	}
-	return hooks.Decision{Allow: a.Allow, Reason: a.Message, UpdatedInput: []byte(a.UpdatedInput)}, a.Why, nil
+	b, err := ev.Client.DecisionReply(ev, d)
+	if errors.Is(err, hooks.ErrCannotRewrite) && d.Allow && d.UpdatedInput != "" {
+		return a.failClosed(fmt.Errorf("%s cannot change the input of a %s call; the allow with new input is not applied", ev.Client.Name(), ev.Name))
+	}
+	if err != nil {
+		return a.failClosed(err)
+	}
+	f.trace(fmt.Sprintf("tool=%s allow=%t %s", ev.ToolName, d.Allow, d.By))
+	if err := a.out.reply(b); err != nil {
+		return fmt.Errorf("approve: writing reply: %w", err)
+	}
+	return nil
 }
 
 // policy reads the rule and timeout flags.
@@ -301,9 +332,6 @@ func (f *approveFlags) policy() (approvals.Policy, error) {
 	}
 	return p, nil
 }
-
-// errPass is decideApprove's "print nothing" (see runApprove).
-var errPass = errors.New("pass")
 
 func readAllLimited(r io.Reader) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, hooks.MaxPayload+1))

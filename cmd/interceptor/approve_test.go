@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/mcpserver"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -139,29 +140,46 @@ func TestApproveDecidedByCLI(t *testing.T) {
 	}
 }
 
-// TestApprovalsWatch: watch shows a new request and decides it with one key.
+// TestApprovalsWatch: watch shows a new request and allows it with one
+// key; d asks for the reason the model reads (issue 23: a deny without one
+// told the model only "denied by the supervisor"), and Enter alone denies
+// without one.
 func TestApprovalsWatch(t *testing.T) {
 	q := approvals.New(filepath.Join(t.TempDir(), "state"))
 	pw, _, waitFor, done := startWatch(t, q)
 	waitFor("watching for approval requests")
 	r1, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__one", Input: `{"a":1}`, Deadline: time.Now().Add(time.Minute)})
 	r2, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__two", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
-	waitFor("new: " + r2.ID)
+	r4, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__four", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
+	waitFor("new: " + r4.ID)
 	waitFor("[a]llow [d]eny")
 	pw.Write([]byte("a"))
 	waitFor(r1.ID + " allowed")
 	pw.Write([]byte("d"))
+	waitFor("the reason the model reads (Enter for none")
+	if r, _ := q.Get(r2.ID); r.Status != approvals.Pending {
+		t.Fatalf("d denied before its reason was typed: %s", r.Status)
+	}
+	pw.Write([]byte("use the stagingX\x7f copy\r"))
 	waitFor(r2.ID + " denied")
+	if r, _ := q.Get(r2.ID); r.Reason != "use the staging copy" {
+		t.Errorf("deny reason %q, want the line typed", r.Reason)
+	}
+	pw.Write([]byte("d\r"))
+	waitFor(r4.ID + " denied")
+	if r, _ := q.Get(r4.ID); r.Status != approvals.Denied || r.Reason != "" {
+		t.Errorf("Enter alone: %s with reason %q, want a deny without one", r.Status, r.Reason)
+	}
 	// A request decided elsewhere is reported, not asked about again.
 	r3, _ := q.Enqueue(approvals.Request{Tool: "mcp__wf__three", Deadline: time.Now().Add(time.Minute)})
 	waitFor("new: " + r3.ID)
-	q.Decide(r3.ID, approvals.Decision{Allow: true, By: "someone else"})
+	q.Decide(r3.ID, hooks.Decision{Allow: true, By: "someone else"})
 	waitFor(r3.ID + " was allowed elsewhere (by someone else)")
 	pw.Write([]byte("q"))
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for id, want := range map[string]approvals.Status{r1.ID: approvals.Allowed, r2.ID: approvals.Denied} {
+	for id, want := range map[string]approvals.Status{r1.ID: approvals.Allowed, r2.ID: approvals.Denied, r4.ID: approvals.Denied} {
 		if r, _ := q.Get(id); r.Status != want || !strings.HasPrefix(r.DecidedBy, "watch") {
 			t.Errorf("%s: %s by %s, want %s by watch", id, r.Status, r.DecidedBy, want)
 		}
@@ -469,7 +487,7 @@ func TestViewsMaskWhatIsHeldNow(t *testing.T) {
 		t.Fatal(err)
 	}
 	done, _ := q.Enqueue(approvals.Request{Tool: "t", Input: `{"b":"` + latest + `"}`, Deadline: time.Now().Add(time.Minute)})
-	if _, err := q.Decide(done.ID, approvals.Decision{Allow: true, UpdatedInput: `{"b":"` + latest + `"}`, Message: "ok " + latest, By: "t"}); err != nil {
+	if _, err := q.Decide(done.ID, hooks.Decision{Allow: true, UpdatedInput: `{"b":"` + latest + `"}`, Reason: "ok " + latest, By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	st := state.New(dir)

@@ -121,6 +121,12 @@ func wrap(text string) string {
 	return strings.Join(paras, "\n\n")
 }
 
+// listItem is text as an item of a list in a help text: "- " and its
+// words filled to helpWidth, the lines after the first indented to match.
+func listItem(text string) string {
+	return "- " + strings.ReplaceAll(wrapTo(text, helpWidth-2), "\n", "\n  ")
+}
+
 // wrapTo fills text's words into lines of at most width columns.
 func wrapTo(text string, width int) string {
 	var b strings.Builder

@@ -46,7 +46,7 @@ func TestDecidedByFactsWatch(t *testing.T) {
 			t.Fatalf("watch does not ask about %s:\n%s", r2.ID, out.String())
 		}
 	}
-	pw.Write([]byte("d"))
+	pw.Write([]byte("d\r"))
 	waitFor(r2.ID + " denied")
 	r3, _ := q.Enqueue(approvals.Request{Kind: approvals.KindInput, Mode: approvals.ModeHold, Tool: "ask_user", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
 	waitFor(r3.ID + " ask_user asks")

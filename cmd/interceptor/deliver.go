@@ -17,11 +17,11 @@ func newDeliverCmd(io *streams) *cobra.Command {
 	cmd := hookCmd("deliver", "Prompt hook: hand the model the answers a person gave to its parked human tool calls",
 		`Reads one hook event on stdin and acts by its kind:
 
-- turn start (Claude Code and Codex UserPromptSubmit, Gemini CLI BeforeAgent):
-  prints the client's reply that adds every answer given to this session's
-  parked human tool calls (interceptor mcp --human-tools) to what the model
-  reads this turn. Each answer is delivered exactly once, however many
-  deliver hooks run at the same time.
+`+listItem(`turn start (`+byValue(clientsWhere(all), func(c *hooks.Client) string { return c.PromptEvent })+`):
+prints the client's reply that adds every answer given to this session's
+parked human tool calls (interceptor mcp --human-tools) to what the model
+reads this turn. Each answer is delivered exactly once, however many
+deliver hooks run at the same time.`)+`
 - post-tool, for a human tool's parked call: ties the call's request to the
   event's session (not every client tells an MCP server its session).
 - session end, with --expire-on-session-end: expires the session's human

@@ -24,10 +24,13 @@ func TestRedactHelpNamesTheClients(t *testing.T) {
 // in every help that lists clients, which a list written by hand would
 // not: the root's, install's (its config files), capture's and --redact's
 // (it rewrites results), clear's (its session end), children's (it runs
-// headless) and mcp's create tool.
+// headless), mcp's create tool, approve's (install writes it, and where
+// new arguments do not reach the call) and deliver's (its turn-start
+// event); mcp's names the client permit answers.
 func TestHelpFollowsTheClients(t *testing.T) {
 	tenth := hooks.ClaudeCodeClient
 	tenth.Name, tenth.Display, tenth.SessionEnd = "tenth", "Tenth Agent", "TenthEnd"
+	tenth.PromptEvent, tenth.NewInputCaveat = "TenthPrompt", "Tenth Agent drops new input on its TenthTool event"
 	tenth.User = hooks.Path{Root: hooks.HomeDir, Rel: ".tenth/hooks.json"}
 	saved := hooks.Clients
 	hooks.Clients = append(append([]*hooks.Client{}, saved...), &tenth)
@@ -50,6 +53,9 @@ func TestHelpFollowsTheClients(t *testing.T) {
 		{[]string{"capture"}, []string{"Kilo CLI, OpenCode and Tenth Agent)"}},
 		{[]string{"clear"}, []string{"Claude Code SessionEnd, Tenth Agent TenthEnd"}},
 		{[]string{"children", "create"}, []string{"claude-code|codex|gemini|opencode|tenth", "Claude Code and Tenth Agent: an MCP config file"}},
+		{[]string{"approve"}, []string{"OpenCode and Tenth Agent.", "Tenth Agent drops new input on its TenthTool event"}},
+		{[]string{"deliver"}, []string{"Gemini CLI BeforeAgent", "Tenth Agent TenthPrompt"}},
+		{[]string{"mcp"}, []string{"permit, for " + hooks.PermitClient.Display + "'s --permission-prompt-tool"}},
 	} {
 		got := help(c.args...)
 		for _, w := range c.want {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/mcpserver"
 	"github.com/interceptor-dev/interceptor/internal/state"
@@ -27,7 +28,7 @@ func newMCPCmd(io *streams) *cobra.Command {
 It speaks MCP 2026-07-28 (server/discover, the revision in each request's
 _meta) and, through initialize, 2025-11-25 and earlier.
 
---role child offers one tool, permit, for Claude Code's
+--role child offers one tool, permit, for ` + hooks.PermitClient.Display + `'s
 --permission-prompt-tool mcp__<name>__permit: it queues the call and answers
 with exactly {"behavior":"allow","updatedInput":{…}} or
 {"behavior":"deny","message":"…"} once a supervisor decides (deny after
@@ -65,7 +66,7 @@ and the child-session tools create, chat_async, poll, cancel and list
 					return fmt.Errorf("--on-timeout %q: want deny or allow", onTimeout)
 				}
 				srv.Tools = mcpserver.ChildTools(q, o)
-				srv.Instructions = "permit is Claude Code's permission prompt; a supervisor decides each call."
+				srv.Instructions = "permit is " + hooks.PermitClient.Display + "'s permission prompt; a supervisor decides each call."
 				if humanTools != "" {
 					ht, err := childHumanTools(q, humanTools, chat, arg, timeout, parkTTL)
 					if err != nil {

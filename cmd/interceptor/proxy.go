@@ -25,19 +25,35 @@ type exitCodeError int
 
 func (e exitCodeError) Error() string { return fmt.Sprintf("the server exited with code %d", int(e)) }
 
-func newProxyCmd(io *streams) *cobra.Command {
-	var (
-		cfg      proxy.Config
-		url      string
-		headers  []string
-		hdrEnv   headerEnvFlags
-		stateDir stateDirFlag
-		pattern  string
-		handles  string
-		tok      lifecycle.Options // the token flags, shared with the hooks
-		grace    time.Duration
-		human    humanFlags
-	)
+// proxyFlags are proxy's flags.
+type proxyFlags struct {
+	cfg      proxy.Config
+	url      string
+	headers  []string
+	hdrEnv   headerEnvFlags // --header-env, --bearer-env: header values from the environment
+	stateDir stateDirFlag
+	pattern  string
+	handles  string
+	tok      lifecycle.Options // the token flags, shared with the hooks
+	grace    time.Duration
+	human    humanFlags
+}
+
+// proxyRun is what one proxy runs: the rewriter's config, and either the
+// server's command (stdio) or the URL it relays to (Streamable HTTP).
+type proxyRun struct {
+	IO      *streams
+	Config  proxy.Config
+	Command []string
+	URL     string
+	Header  [][2]string
+	Grace   time.Duration
+}
+
+// newProxyCmd is proxy, which runF runs (runProxy; a test's own to see
+// what the flags make without starting a server).
+func newProxyCmd(io *streams, runF func(*proxyRun) error) *cobra.Command {
+	f := &proxyFlags{}
 	cmd := &cobra.Command{
 		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL",
 		Short: "Run as the client's MCP server, relay to the real one and carry the handles it mints",
@@ -74,94 +90,109 @@ server's exit code is the proxy's; its stderr passes through.`,
   interceptor proxy --server-name desktop-commander --handles handles.json -- npx @wonderwhy-er/desktop-commander
   interceptor proxy --url https://host/mcp --header "Authorization: Bearer $TOKEN"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if url == "" && len(args) == 0 {
-				return errors.New("proxy: give the server's command after --, or --url")
-			}
-			if url != "" && len(args) > 0 {
-				return errors.New("proxy: give either a command or --url, not both")
-			}
-			if cfg.Persist {
-				st, err := stateDir.store()
-				if err != nil {
-					return fmt.Errorf("proxy: %w", err)
-				}
-				cfg.Store = st
-			}
-			if err := resolveTokenFlags(cmd.Flags(), &tok, pattern, handles); err != nil {
-				return fmt.Errorf("proxy: %w", err)
-			}
-			cfg.Handles, cfg.Arg, cfg.MetaKey, cfg.MinLen, cfg.Pattern = tok.Handles, tok.Arg, tok.MetaKey, tok.MinLen, tok.Pattern
-			cfg.SkipTools, cfg.StartTools, cfg.KeepIf = tok.SkipTools, tok.StartTools, tok.KeepIf
-			cfg.Log = io.Err
-			if human.file != "" && url != "" {
-				return errors.New("proxy: --human-tools works with a stdio server (a command), not --url")
-			}
-			if human.file != "" {
-				h, err := human.served(&stateDir, cfg.Session, cfg.Arg)
-				if err != nil {
-					return fmt.Errorf("proxy: %w", err)
-				}
-				cfg.Human = h
-			}
-			rw, err := proxy.New(cfg)
+			r, err := f.run(cmd, args, io)
 			if err != nil {
 				return fmt.Errorf("proxy: %w", err)
 			}
-			sigs := make(chan os.Signal, 2)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-			// A client that goes away must not kill us with SIGPIPE before we
-			// stop the server: with a handler, writes report EPIPE instead.
-			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-			defer signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
-
-			var code int
-			if url != "" {
-				var hdrs [][2]string
-				for _, hv := range headers {
-					name, value, ok := strings.Cut(hv, ":")
-					if !ok || strings.TrimSpace(name) == "" {
-						return errors.New(`proxy: a --header is not "Name: value"`) // its value may be a secret: not echoed
-					}
-					hdrs = append(hdrs, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
-				}
-				more, err := hdrEnv.headers(os.LookupEnv)
-				if err != nil {
-					return err
-				}
-				hdrs = append(hdrs, more...)
-				if runHTTP == nil {
-					return errors.New("proxy: --url: this binary has no HTTP relay (it would slow every hook's start-up); use interceptor-http from the same release, or build with -tags proxyhttp")
-				}
-				code, err = runHTTP(rw, url, hdrs, io, sigs, grace)
-			} else {
-				s := &proxy.Stdio{Command: args, In: io.In, Out: io.Out, Err: io.Err, Signals: sigs, Grace: grace}
-				code, err = s.Run(rw)
-			}
-			if err != nil {
-				return fmt.Errorf("proxy: %w", err)
-			}
-			if code != 0 {
-				if io.exit != nil {
-					io.exit(code)
-				}
-				return exitCodeError(code)
-			}
-			return nil
+			return runF(r)
 		},
 	}
 	fl := cmd.Flags()
 	// Everything after the server's command is the server's, flags included.
 	fl.SetInterspersed(false)
-	fl.StringVar(&cfg.Server, "server-name", "", "the server's name: where --persist keeps its token")
-	fl.StringVar(&url, "url", "", "relay to this Streamable HTTP MCP endpoint instead of starting a command")
-	fl.StringArrayVar(&headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable; the process list shows it: --header-env keeps a secret out)`)
-	hdrEnv.register(fl)
-	registerTokenFlags(fl, &tok, &pattern, &handles)
-	fl.BoolVar(&cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
-	fl.StringVar(&cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
-	stateDir.register(cmd, "where --persist keeps tokens")
-	fl.IntVar(&cfg.MaxMessage, "max-message", proxy.DefaultMaxMessage, "largest message relayed, in bytes: a longer one is not kept in memory but answered with a JSON-RPC error")
-	human.register(fl)
-	fl.DurationVar(&grace, "grace", proxy.DefaultGrace, "on shutdown, how long the server gets to exit before SIGTERM, and again before it is killed")
+	fl.StringVar(&f.cfg.Server, "server-name", "", "the server's name: where --persist keeps its token")
+	fl.StringVar(&f.url, "url", "", "relay to this Streamable HTTP MCP endpoint instead of starting a command")
+	fl.StringArrayVar(&f.headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable; the process list shows it: --header-env keeps a secret out)`)
+	f.hdrEnv.register(fl)
+	registerTokenFlags(fl, &f.tok, &f.pattern, &f.handles)
+	fl.BoolVar(&f.cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
+	fl.StringVar(&f.cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
+	f.stateDir.register(cmd, "where --persist keeps tokens")
+	fl.IntVar(&f.cfg.MaxMessage, "max-message", proxy.DefaultMaxMessage, "largest message relayed, in bytes: a longer one is not kept in memory but answered with a JSON-RPC error")
+	f.human.register(fl)
+	fl.DurationVar(&f.grace, "grace", proxy.DefaultGrace, "on shutdown, how long the server gets to exit before SIGTERM, and again before it is killed")
 	return cmd
+}
+
+// run reads the flags and the server's command (args) into a proxyRun.
+func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxyRun, error) {
+	switch {
+	case f.url == "" && len(args) == 0:
+		return nil, errors.New("give the server's command after --, or --url")
+	case f.url != "" && len(args) > 0:
+		return nil, errors.New("give either a command or --url, not both")
+	case f.human.file != "" && f.url != "":
+		return nil, errors.New("--human-tools works with a stdio server (a command), not --url")
+	}
+	cfg := f.cfg
+	if cfg.Persist {
+		st, err := f.stateDir.store()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Store = st
+	}
+	tok := f.tok
+	if err := resolveTokenFlags(cmd.Flags(), &tok, f.pattern, f.handles); err != nil {
+		return nil, err
+	}
+	cfg.Handles, cfg.Arg, cfg.MetaKey, cfg.MinLen, cfg.Pattern = tok.Handles, tok.Arg, tok.MetaKey, tok.MinLen, tok.Pattern
+	cfg.SkipTools, cfg.StartTools, cfg.KeepIf = tok.SkipTools, tok.StartTools, tok.KeepIf
+	cfg.Log = io.Err
+	if f.human.file != "" {
+		h, err := f.human.served(&f.stateDir, cfg.Session, cfg.Arg)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Human = h
+	}
+	r := &proxyRun{IO: io, Config: cfg, Command: args, URL: f.url, Grace: f.grace}
+	for _, hv := range f.headers {
+		name, value, ok := strings.Cut(hv, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, errors.New(`a --header is not "Name: value"`) // its value may be a secret: not echoed
+		}
+		r.Header = append(r.Header, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
+	}
+	more, err := f.hdrEnv.headers(os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	r.Header = append(r.Header, more...)
+	return r, nil
+}
+
+// runProxy relays until the server or the client ends; the server's exit
+// code is the proxy's.
+func runProxy(r *proxyRun) error {
+	if r.URL != "" && runHTTP == nil {
+		return errors.New("proxy: --url: this binary has no HTTP relay (it would slow every hook's start-up); use interceptor-http from the same release, or build with -tags proxyhttp")
+	}
+	rw, err := proxy.New(r.Config)
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// A client that goes away must not kill us with SIGPIPE before we stop
+	// the server: with a handler, writes report EPIPE instead.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	defer signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	var code int
+	if r.URL != "" {
+		code, err = runHTTP(rw, r.URL, r.Header, r.IO, sigs, r.Grace)
+	} else {
+		s := &proxy.Stdio{Command: r.Command, In: r.IO.In, Out: r.IO.Out, Err: r.IO.Err, Signals: sigs, Grace: r.Grace}
+		code, err = s.Run(rw)
+	}
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	if code != 0 {
+		if r.IO.exit != nil {
+			r.IO.exit(code)
+		}
+		return exitCodeError(code)
+	}
+	return nil
 }

@@ -139,7 +139,7 @@ func newRootCmd(io *streams, only string) *cobra.Command {
 		newTokenCmd(io),
 		newVersionCmd(io),
 		newDemoCmd(io),
-		newProxyCmd(io),
+		newProxyCmd(io, runProxy),
 		newInstallCmd(io, runInstall),
 		newUninstallCmd(io, runUninstall),
 		newDoctorCmd(io),

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
@@ -15,7 +16,7 @@ import (
 // its options.
 type Policy struct {
 	// Match, when set, limits approval to tools whose name matches; any
-	// other call is not ours to decide (Answer.Pass).
+	// other call is not ours to decide (Asks).
 	Match *regexp.Regexp
 	// Deny and Allow decide a call by its tool name without asking; a Deny
 	// match wins.
@@ -24,6 +25,14 @@ type Policy struct {
 	// DefaultTimeout); OnTimeoutAllow allows it instead of denying after.
 	Timeout        time.Duration
 	OnTimeoutAllow bool
+}
+
+// Decides reports whether p decides a call of tool at all. When it does
+// not (Match is set and does not match), the call is left to the client's
+// own rules: the approve hook prints nothing, and permit, which Claude Code
+// asks only when nothing else allowed the call, allows it.
+func (p Policy) Decides(tool string) bool {
+	return p.Match == nil || p.Match.MatchString(tool)
 }
 
 // Call is one tool call to decide.
@@ -45,45 +54,27 @@ type Call struct {
 	Key    string
 }
 
-// Answer is the decision on a Call.
-type Answer struct {
-	// Pass: Policy.Match does not match; print nothing, the client's own
-	// rules apply. Allow and the rest are unset.
-	Pass bool
-	// Allow runs the call; false denies it.
-	Allow bool
-	// Message is the reason the model reads (a deny always has one).
-	Message string
-	// UpdatedInput is the supervisor's replacement arguments (allow only),
-	// with the real token wherever the supervisor put a stand-in; "" keeps
-	// the call's own.
-	UpdatedInput string
-	// Why says how it was decided, for traces: a rule, or the request id
-	// and who decided it.
-	Why string
-}
-
-// Ask decides c under p: a Deny rule, an Allow rule, else a queued request
-// (its input masked: the supervisor never reads the child's tokens) that
-// waits for a supervisor until p.Timeout, when it expires and is denied (or
-// allowed with OnTimeoutAllow). When ctx ends first (the client
-// cancelled the call) the request expires and the call is denied. An error
-// means no decision could be had: the caller fails closed.
-func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
+// Ask decides c under p, which must decide it (Policy.Decides): a Deny
+// rule, an Allow rule, else a queued request (its input masked: the
+// supervisor never reads the child's tokens) that waits for a supervisor
+// until p.Timeout, when it expires and is denied (or allowed with
+// OnTimeoutAllow). When ctx ends first (the client cancelled the call) the
+// request expires and the call is denied. The decision's By says what
+// decided, for traces; a supervisor's new input comes back with the real
+// token wherever the supervisor put a stand-in. An error means no decision
+// could be had: the caller fails closed.
+func (s *Store) Ask(ctx context.Context, p Policy, c Call) (hooks.Decision, error) {
 	if p.Timeout <= 0 {
 		p.Timeout = DefaultTimeout
 	}
-	if p.Match != nil && !p.Match.MatchString(c.Tool) {
-		return Answer{Pass: true, Why: "not matched by --match: passed through"}, nil
-	}
 	for _, re := range p.Deny {
 		if re.MatchString(c.Tool) {
-			return Answer{Message: fmt.Sprintf("%s is denied by rule (--deny %s)", c.Tool, re), Why: "rule --deny " + re.String()}, nil
+			return hooks.Decision{Reason: fmt.Sprintf("%s is denied by rule (--deny %s)", c.Tool, re), By: "rule --deny " + re.String()}, nil
 		}
 	}
 	for _, re := range p.Allow {
 		if re.MatchString(c.Tool) {
-			return Answer{Allow: true, Why: "rule --allow " + re.String()}, nil
+			return hooks.Decision{Allow: true, By: "rule --allow " + re.String()}, nil
 		}
 	}
 	secrets := LoadSecrets(c.Tokens, c.Session, c.Key)
@@ -93,14 +84,14 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
 		Chat: c.Chat, ToolUseID: c.ToolUseID,
 	})
 	if err != nil {
-		return Answer{}, err
+		return hooks.Decision{}, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
 	got, err := s.Wait(wctx, req.ID)
 	if err != nil {
 		if wctx.Err() == nil {
-			return Answer{}, err
+			return hooks.Decision{}, err
 		}
 		by := "timeout after " + p.Timeout.String()
 		if ctx.Err() != nil {
@@ -108,34 +99,38 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (Answer, error) {
 		}
 		// Expire it, unless a decision won the race.
 		if got, err = s.Expire(req.ID, by); err != nil {
-			return Answer{}, err
+			return hooks.Decision{}, err
 		}
 	}
 	switch got.Status {
-	case Allowed:
-		upd := got.Updated
-		if upd != "" {
-			// The supervisor saw stand-ins; the call runs with the tokens.
-			var err error
-			if upd, _, err = token.ResolveStandIns(upd, secrets.Held); err != nil {
-				return Answer{Message: fmt.Sprintf("the supervisor allowed request %s with new input, but %v; denied", got.ID, err),
-					Why: "request " + got.ID + " allowed by " + got.DecidedBy + " with an unknown stand-in, denied"}, nil
-			}
-		}
-		return Answer{Allow: true, Message: got.Message, UpdatedInput: upd, Why: "request " + got.ID + " allowed by " + got.DecidedBy}, nil
-	case Denied:
-		msg := got.Message
-		if msg == "" {
-			msg = "denied by the supervisor"
-		}
-		return Answer{Message: msg, Why: "request " + got.ID + " denied by " + got.DecidedBy}, nil
+	case Allowed, Denied:
+		return decided(got, secrets), nil
 	}
 	if ctx.Err() != nil {
-		return Answer{Message: fmt.Sprintf("the call was cancelled before a supervisor decided (approval request %s); denied", got.ID), Why: "cancelled, denied"}, nil
+		return hooks.Decision{Reason: fmt.Sprintf("the call was cancelled before a supervisor decided (approval request %s); denied", got.ID), By: "cancelled, denied"}, nil
 	}
 	msg := fmt.Sprintf("no supervisor decided within %s (approval request %s)", p.Timeout, got.ID)
 	if p.OnTimeoutAllow {
-		return Answer{Allow: true, Message: msg + "; allowed by --on-timeout allow", Why: "expired, --on-timeout allow"}, nil
+		return hooks.Decision{Allow: true, Reason: msg + "; allowed by --on-timeout allow", By: "expired, --on-timeout allow"}, nil
 	}
-	return Answer{Message: msg + "; denied", Why: "expired, denied"}, nil
+	return hooks.Decision{Reason: msg + "; denied", By: "expired, denied"}, nil
+}
+
+// decided is the decision a supervisor recorded on got, for the call that
+// waits: By names the request, and new input that names a token by its
+// stand-in gets the token back (the supervisor saw stand-ins; the call runs
+// with the tokens). A stand-in the session does not hold denies the call.
+func decided(got Request, secrets Secrets) hooks.Decision {
+	d := got.Decision()
+	d.By = "request " + got.ID + " " + string(got.Status) + " by " + got.DecidedBy
+	if d.UpdatedInput == "" {
+		return d
+	}
+	upd, _, err := token.ResolveStandIns(d.UpdatedInput, secrets.Held)
+	if err != nil {
+		return hooks.Decision{Reason: fmt.Sprintf("the supervisor allowed request %s with new input, but %v; denied", got.ID, err),
+			By: "request " + got.ID + " allowed by " + got.DecidedBy + " with an unknown stand-in, denied"}
+	}
+	d.UpdatedInput = upd
+	return d
 }

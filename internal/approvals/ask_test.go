@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
 // TestAsk: rules decide without a record; otherwise the request waits for
@@ -19,13 +21,15 @@ func TestAsk(t *testing.T) {
 		Deny:  []*regexp.Regexp{regexp.MustCompile(`danger`)},
 		Allow: []*regexp.Regexp{regexp.MustCompile(`next_step`), regexp.MustCompile(`danger`)},
 	}
+	if p.Decides("Bash") || !p.Decides("mcp__wf__x") || !(Policy{}).Decides("Bash") {
+		t.Error("Decides: the policy decides what --match matches, and everything without one")
+	}
 	for _, c := range []struct {
 		tool string
-		want Answer
+		want hooks.Decision
 	}{
-		{"Bash", Answer{Pass: true, Why: "not matched by --match: passed through"}},
-		{"mcp__wf__danger", Answer{Message: "mcp__wf__danger is denied by rule (--deny danger)", Why: "rule --deny danger"}},
-		{"mcp__wf__next_step", Answer{Allow: true, Why: "rule --allow next_step"}},
+		{"mcp__wf__danger", hooks.Decision{Reason: "mcp__wf__danger is denied by rule (--deny danger)", By: "rule --deny danger"}},
+		{"mcp__wf__next_step", hooks.Decision{Allow: true, By: "rule --allow next_step"}},
 	} {
 		c2 := call
 		c2.Tool = c.tool
@@ -38,34 +42,35 @@ func TestAsk(t *testing.T) {
 	}
 
 	// A supervisor's allow with new input reaches the asker.
-	done := make(chan Answer, 1)
+	done := make(chan hooks.Decision, 1)
 	go func() { a, _ := q.Ask(ctx, Policy{Timeout: 10 * time.Second}, call); done <- a }()
 	r := waitPending(t, q)
 	if r.Tool != call.Tool || r.Origin != "test" || r.Input != `{"a":1}` {
 		t.Fatalf("queued %+v", r)
 	}
-	q.Decide(r.ID, Decision{Allow: true, Message: "ok", UpdatedInput: `{"a":2}`, By: "t"})
-	if a := <-done; !a.Allow || a.Message != "ok" || a.UpdatedInput != `{"a":2}` || a.Why != "request "+r.ID+" allowed by t" {
+	q.Decide(r.ID, hooks.Decision{Allow: true, Reason: "ok", UpdatedInput: `{"a":2}`, By: "t"})
+	if a := <-done; !a.Allow || a.Reason != "ok" || a.UpdatedInput != `{"a":2}` || a.By != "request "+r.ID+" allowed by t" {
 		t.Fatalf("allowed: %+v", a)
 	}
-	// A deny without a message says who denied.
+	// A deny without a message says who denied (the reply says "denied
+	// by the supervisor": hooks.Decision).
 	go func() { a, _ := q.Ask(ctx, Policy{Timeout: 10 * time.Second}, call); done <- a }()
 	r = waitPending(t, q)
-	q.Decide(r.ID, Decision{By: "t"})
-	if a := <-done; a.Allow || a.Message != "denied by the supervisor" {
+	q.Decide(r.ID, hooks.Decision{By: "t"})
+	if a := <-done; a.Allow || a.Reason != "" || a.By != "request "+r.ID+" denied by t" {
 		t.Fatalf("denied: %+v", a)
 	}
 	// Nobody decides: expired, denied (or allowed with OnTimeoutAllow).
 	for _, allow := range []bool{false, true} {
 		a, err := q.Ask(ctx, Policy{Timeout: 50 * time.Millisecond, OnTimeoutAllow: allow}, call)
-		if err != nil || a.Allow != allow || !strings.Contains(a.Message, "no supervisor decided within 50ms") {
+		if err != nil || a.Allow != allow || !strings.Contains(a.Reason, "no supervisor decided within 50ms") {
 			t.Fatalf("timeout (allow %t): %+v %v", allow, a, err)
 		}
 	}
 	// The caller cancels: expired, denied, nothing left pending.
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(50*time.Millisecond, cancel)
-	if a, err := q.Ask(cctx, Policy{Timeout: time.Minute}, call); err != nil || a.Allow || !strings.Contains(a.Message, "cancelled") {
+	if a, err := q.Ask(cctx, Policy{Timeout: time.Minute}, call); err != nil || a.Allow || !strings.Contains(a.Reason, "cancelled") {
 		t.Fatalf("cancelled: %+v %v", a, err)
 	}
 	if rs, _ := q.List(Filter{Pending: true}); len(rs) != 0 {

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"context"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,7 +51,7 @@ func TestWatchDirWakes(t *testing.T) {
 // Ask tags the request it queues with the call's chat.
 func TestAskTagsTheChat(t *testing.T) {
 	q := New(filepath.Join(t.TempDir(), "state"))
-	done := make(chan Answer, 1)
+	done := make(chan hooks.Decision, 1)
 	go func() {
 		a, _ := q.Ask(context.Background(), Policy{Timeout: time.Minute}, Call{Client: "codex", Tool: "t", Chat: "0123456789abcdef-1", ToolUseID: "call_1"})
 		done <- a
@@ -64,7 +65,7 @@ func TestAskTagsTheChat(t *testing.T) {
 	if rs[0].Chat != "0123456789abcdef-1" || rs[0].ToolUseID != "call_1" {
 		t.Errorf("queued with chat %q tool_use_id %q", rs[0].Chat, rs[0].ToolUseID)
 	}
-	q.Decide(rs[0].ID, Decision{Allow: true, By: "test"})
+	q.Decide(rs[0].ID, hooks.Decision{Allow: true, By: "test"})
 	if a := <-done; !a.Allow {
 		t.Errorf("answer %+v", a)
 	}

@@ -3,9 +3,12 @@
 // (the hooks that wait, the supervisors that decide).
 //
 // The package in files: store.go is the queue (Enqueue, Get, Decide,
-// Expire, Pending, History, List, Wait, Watch, Prune); ask.go is the one way
-// a tool call is decided (Store.Ask: rules, else a queued request and its
-// wait), used by the approve hook and the MCP permit tool alike; input.go
+// Expire, Pending, History, List, Wait, Watch, Prune) and its records
+// (record, encoded with encoding/json); ask.go is the one way a tool call is
+// decided (Store.Ask: rules, else a queued request and its wait), used by
+// the approve hook and the MCP permit tool alike. A decision is one type all
+// the way, hooks.Decision: a supervisor's to Decide, the one Ask returns
+// (Request.Decision maps a decided record back to it); input.go
 // is the human tools' questions, answered with text, on the same queue;
 // secrets.go keeps the child's tokens out of records (stand-ins), gives
 // them back to a supervisor's new input, and masks views again (Viewer);

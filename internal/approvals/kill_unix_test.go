@@ -4,6 +4,7 @@ package approvals
 
 import (
 	"errors"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,7 @@ func TestHelperQueueWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			q.Decide(r.ID, Decision{Allow: true, By: "helper"})
+			q.Decide(r.ID, hooks.Decision{Allow: true, By: "helper"})
 		}
 	}
 }
@@ -82,7 +83,7 @@ func TestSIGKILLLeavesWholeRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rs {
-		if _, err := q.Decide(r.ID, Decision{By: "t"}); err != nil {
+		if _, err := q.Decide(r.ID, hooks.Decision{By: "t"}); err != nil {
 			t.Errorf("decide %s after the kills: %v", r.ID, err)
 		}
 	}
@@ -94,7 +95,7 @@ func TestSIGKILLLeavesWholeRecords(t *testing.T) {
 		if r.Status == Pending {
 			t.Errorf("%s still pending", r.ID)
 		}
-		if _, err := q.Decide(r.ID, Decision{Allow: true, By: "again"}); !errors.Is(err, ErrDecided) {
+		if _, err := q.Decide(r.ID, hooks.Decision{Allow: true, By: "again"}); !errors.Is(err, ErrDecided) {
 			t.Errorf("%s decided twice: %v", r.ID, err)
 		}
 	}

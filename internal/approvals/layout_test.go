@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"errors"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,13 +95,13 @@ func sortedNames(ids ...string) []string {
 func TestPendingReadsNoHistory(t *testing.T) {
 	q := newStore(t)
 	old := enqueue(t, q, "old")
-	if _, err := q.Decide(old.ID, Decision{By: "t"}); err != nil {
+	if _, err := q.Decide(old.ID, hooks.Decision{By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	var newer []string
 	for i := 0; i < 3; i++ {
 		r := enqueue(t, q, "newer")
-		if _, err := q.Decide(r.ID, Decision{By: "t"}); err != nil {
+		if _, err := q.Decide(r.ID, hooks.Decision{By: "t"}); err != nil {
 			t.Fatal(err)
 		}
 		newer = append(newer, r.ID)
@@ -154,7 +155,7 @@ func TestStaleAndLeftoversLeaveOpen(t *testing.T) {
 	if got, err := q.Get(left.ID); err != nil || got.Status != Allowed {
 		t.Fatalf("leftover reads %+v %v", got, err)
 	}
-	if _, err := q.Decide(left.ID, Decision{Allow: false}); !errors.Is(err, ErrDecided) {
+	if _, err := q.Decide(left.ID, hooks.Decision{Allow: false}); !errors.Is(err, ErrDecided) {
 		t.Fatalf("leftover decided again: %v", err)
 	}
 	if rs, err := q.Pending(); err != nil || len(rs) != 0 {
@@ -197,7 +198,7 @@ func TestQueueDirsChecked(t *testing.T) {
 	if rs, err := q.Pending(); err != nil || len(rs) != 1 || rs[0].ID != live.ID {
 		t.Fatalf("pending without history/: %+v %v", rs, err)
 	}
-	if _, err := q.Decide(live.ID, Decision{By: "t"}); err != nil {
+	if _, err := q.Decide(live.ID, hooks.Decision{By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := q.Get(live.ID); err != nil || got.Status != Denied {

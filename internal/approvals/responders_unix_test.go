@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
 const responderEnv = "APPROVALS_RESPONDER" // state dir|request id|responder number|start (unix ns)
@@ -32,7 +34,7 @@ func TestHelperResponder(t *testing.T) {
 	time.Sleep(time.Until(time.Unix(0, at)))
 	q := New(f[0])
 	q.LockTimeout = 20 * time.Second // 30 processes on 2 cores: wait for the lock, never give up on it
-	_, err := q.Decide(f[1], Decision{Allow: n%2 == 0, Message: fmt.Sprint("responder ", n), By: fmt.Sprint("responder ", n)})
+	_, err := q.Decide(f[1], hooks.Decision{Allow: n%2 == 0, Reason: fmt.Sprint("responder ", n), By: fmt.Sprint("responder ", n)})
 	switch {
 	case err == nil:
 		fmt.Println("RESULT won")
@@ -104,8 +106,8 @@ func TestThirtyRespondersDecideOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != want || got.DecidedBy != fmt.Sprint("responder ", winner) || got.Message != fmt.Sprint("responder ", winner) {
-		t.Errorf("recorded %s by %q (%q); the winner was responder %d (%s)", got.Status, got.DecidedBy, got.Message, winner, want)
+	if got.Status != want || got.DecidedBy != fmt.Sprint("responder ", winner) || got.Reason != fmt.Sprint("responder ", winner) {
+		t.Errorf("recorded %s by %q (%q); the winner was responder %d (%s)", got.Status, got.DecidedBy, got.Reason, winner, want)
 	}
 	select {
 	case w := <-waited:

@@ -142,10 +142,10 @@ func (v *Viewer) Requests(rs []Request) []Request {
 func (v *Viewer) Request(r Request) Request {
 	held := v.held(r.Session)
 	r.Input = token.MaskedJSON(r.Input, DefaultKey, held)
-	if r.Updated != "" {
-		r.Updated = token.MaskedJSON(r.Updated, DefaultKey, held)
+	if r.UpdatedInput != "" {
+		r.UpdatedInput = token.MaskedJSON(r.UpdatedInput, DefaultKey, held)
 	}
-	r.Message, _ = token.RedactString(r.Message, DefaultKey, held)
+	r.Reason, _ = token.RedactString(r.Reason, DefaultKey, held)
 	r.Answer, _ = token.RedactString(r.Answer, DefaultKey, held)
 	return r
 }

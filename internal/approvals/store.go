@@ -3,6 +3,7 @@ package approvals
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,10 +16,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Status is where a request is in its life.
@@ -37,7 +38,6 @@ const (
 	historyDir = "history" // every other request
 	stagingDir = ".open-new"
 	lockName   = ".lock"
-	tempPrefix = ".tmp-"
 	maxRecord  = 16 << 20 // a tool input is at most a hook payload (8 MiB)
 )
 
@@ -51,21 +51,21 @@ var (
 
 // Request is one approval request and, once decided, its decision.
 type Request struct {
-	ID        string
-	Client    string // the client's --client name (claude-code for its permission-prompt tool; Origin tells the routes apart)
-	Session   string // compared as bytes: one that is not UTF-8 is kept exactly (session_hex)
-	Tool      string
-	Input     string // the tool arguments, raw JSON ("{}" when none)
-	Created   time.Time
-	Deadline  time.Time // when the waiting hook gives up; zero: never
-	Status    Status
-	Message   string // the decision's reason, shown to the model
-	Updated   string // raw JSON of new arguments to run with (allow only); "" none
-	DecidedBy string
-	DecidedAt time.Time
-	Origin    string // what enqueued it (e.g. "approve hook pid 123"); informational
-	Chat      string // the child chat that asked (interceptor children), "" none
-	ToolUseID string // the client's id of the call, when it sends one
+	ID           string
+	Client       string // the client's --client name (claude-code for its permission-prompt tool; Origin tells the routes apart)
+	Session      string // compared as bytes: one that is not UTF-8 is kept exactly (session_hex)
+	Tool         string
+	Input        string // the tool arguments, raw JSON ("{}" when none)
+	Created      time.Time
+	Deadline     time.Time // when the waiting hook gives up; zero: never
+	Status       Status
+	Reason       string // the decision's reason, shown to the model
+	UpdatedInput string // raw JSON of new arguments to run with (allow only); "" none
+	DecidedBy    string
+	DecidedAt    time.Time
+	Origin       string // what enqueued it (e.g. "approve hook pid 123"); informational
+	Chat         string // the child chat that asked (interceptor children), "" none
+	ToolUseID    string // the client's id of the call, when it sends one
 
 	// Kind is "" for an approval (allow or deny) and KindInput for a human
 	// tool's question, which a person answers with text (input.go).
@@ -79,6 +79,16 @@ type Request struct {
 	DeliveredTo string    // input, park: what delivered it (the prompt hook, a chat)
 }
 
+// Decision is the decision a decided request records, by whom it was
+// made; a request still pending or expired has none (a deny).
+func (r Request) Decision() hooks.Decision {
+	d := hooks.Decision{Allow: r.Status == Allowed, Reason: r.Reason, By: r.DecidedBy}
+	if d.Allow {
+		d.UpdatedInput = r.UpdatedInput
+	}
+	return d
+}
+
 // Stale reports a pending request whose waiter has given up (its deadline
 // passed, e.g. the client killed the hook): nobody waits for a decision.
 func (r Request) Stale(now time.Time) bool {
@@ -90,14 +100,6 @@ func (r Request) Stale(now time.Time) bool {
 // rest in history/.
 func (r Request) open() bool {
 	return r.Status == Pending || r.Status == Answered && r.Mode == ModePark
-}
-
-// Decision is a supervisor's answer.
-type Decision struct {
-	Allow        bool
-	Message      string
-	UpdatedInput string // raw JSON object, allow only; "" none
-	By           string // who decided, e.g. "cli", "mcp supervisor", "watch"
 }
 
 // Store is an approval queue rooted at a state dir.
@@ -208,11 +210,11 @@ func (s *Store) migrate() error {
 			if r, err := readRequest(from); err == nil && r.open() {
 				to = filepath.Join(staging, e.Name())
 			}
-			if err := os.Rename(from, to); err != nil {
-				return fmt.Errorf("moving approval record %s: %w", from, err)
+			if err := privfs.Rename(from, to, "approval record"); err != nil {
+				return err
 			}
 		}
-		return os.Rename(staging, s.openDir())
+		return privfs.Rename(staging, s.openDir(), "approval queue dir")
 	})
 }
 
@@ -269,7 +271,7 @@ func (s *Store) Enqueue(r Request) (Request, error) {
 		return Request{}, fmt.Errorf("making an id: %w", err)
 	}
 	r.ID, r.Status = id, Pending
-	r.Message, r.Updated, r.DecidedBy, r.DecidedAt = "", "", "", time.Time{}
+	r.Reason, r.UpdatedInput, r.DecidedBy, r.DecidedAt = "", "", "", time.Time{}
 	if r.Input == "" || !gjson.Valid(r.Input) {
 		r.Input = "{}"
 	}
@@ -316,11 +318,11 @@ func (s *Store) read(id string) (Request, error) {
 	return r, err
 }
 
-// Decide applies a decision to a pending request. It returns the request as
-// stored afterwards. Deciding an unknown id is ErrUnknown; deciding a
+// Decide applies a supervisor's decision to a pending request: d.By is
+// recorded as who decided. It returns the request as stored afterwards. Deciding an unknown id is ErrUnknown; deciding a
 // request that is no longer pending (decided, expired, or stale: its waiter
 // gave up) is ErrDecided, with the stored request returned unchanged.
-func (s *Store) Decide(id string, d Decision) (Request, error) {
+func (s *Store) Decide(id string, d hooks.Decision) (Request, error) {
 	if d.UpdatedInput != "" {
 		if !d.Allow {
 			return Request{}, errors.New("updated input goes only with an allow")
@@ -347,9 +349,9 @@ func (s *Store) Decide(id string, d Decision) (Request, error) {
 		r.Status = Denied
 		if d.Allow {
 			r.Status = Allowed
-			r.Updated = rawjson.OneLine(d.UpdatedInput)
+			r.UpdatedInput = rawjson.OneLine(d.UpdatedInput)
 		}
-		r.Message, r.DecidedBy, r.DecidedAt = d.Message, d.By, now
+		r.Reason, r.DecidedBy, r.DecidedAt = d.Reason, d.By, now
 		out = *r
 		return nil
 	})
@@ -750,98 +752,85 @@ func (s *Store) write(r Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.openDir(), tempPrefix+"*")
-	if err != nil {
-		return fmt.Errorf("writing approval record: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op once renamed
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
+	if err := privfs.WriteFile(s.openPath(r.ID), "approval record", data, privfs.WriteOptions{Sync: true}); err != nil {
 		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing approval record: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing approval record: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, s.openPath(r.ID)); err != nil {
-		return fmt.Errorf("writing approval record: %w", err)
 	}
 	if !r.open() {
 		// The change is made: a record that cannot move stays in open/,
 		// read right, and retire tries again.
-		os.Rename(s.openPath(r.ID), s.historyPath(r.ID))
+		privfs.Rename(s.openPath(r.ID), s.historyPath(r.ID), "approval record")
 	}
 	return nil
 }
 
 const timeFmt = time.RFC3339Nano
 
+// record is a request as stored on disk, in this order. Times are
+// RFC 3339 in UTC, absent when zero.
+type record struct {
+	ID      string `json:"id"`
+	Status  Status `json:"status"`
+	Client  string `json:"client"`
+	Session string `json:"session"`
+	// SessionHex holds a session that is not UTF-8: JSON holds text, and
+	// the byte that is not UTF-8 reads back as U+FFFD, which names
+	// another session.
+	SessionHex   string          `json:"session_hex,omitempty"`
+	Tool         string          `json:"tool"`
+	Input        json.RawMessage `json:"input"`
+	Created      string          `json:"created,omitempty"`
+	Deadline     string          `json:"deadline,omitempty"`
+	Reason       string          `json:"message"`
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
+	DecidedBy    string          `json:"decided_by"`
+	DecidedAt    string          `json:"decided_at,omitempty"`
+	Origin       string          `json:"origin"`
+	Chat         string          `json:"chat,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	*inputRecord
+}
+
+// inputRecord is what a human tool's question adds to its record.
+type inputRecord struct {
+	Kind        string          `json:"kind"`
+	Mode        string          `json:"mode"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	Answer      string          `json:"answer"`
+	DeliveredAt string          `json:"delivered_at,omitempty"`
+	DeliveredTo string          `json:"delivered_to,omitempty"`
+}
+
+// recordTime is t as a record holds it: "" when zero.
+func recordTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeFmt)
+}
+
 func encode(r Request) ([]byte, error) {
-	out := []byte("{}")
-	var err error
-	set := func(k string, v any) {
-		if err == nil {
-			out, err = sjson.SetBytes(out, k, v)
-		}
+	rec := record{
+		ID: r.ID, Status: r.Status, Client: r.Client, Session: r.Session, Tool: r.Tool,
+		Input: json.RawMessage(r.Input), Created: recordTime(r.Created), Deadline: recordTime(r.Deadline),
+		Reason: r.Reason, DecidedBy: r.DecidedBy, DecidedAt: recordTime(r.DecidedAt), Origin: r.Origin,
+		Chat: r.Chat, ToolUseID: r.ToolUseID,
 	}
-	setRaw := func(k, v string) {
-		if err == nil {
-			out, err = sjson.SetRawBytes(out, k, []byte(v))
-		}
-	}
-	tm := func(k string, t time.Time) {
-		if !t.IsZero() {
-			set(k, t.UTC().Format(timeFmt))
-		}
-	}
-	set("id", r.ID)
-	set("status", string(r.Status))
-	set("client", r.Client)
-	set("session", r.Session)
 	if !utf8.ValidString(r.Session) {
-		// JSON holds text: the byte that is not UTF-8 reads back as
-		// U+FFFD, which names another session. Keep the bytes too.
-		set("session_hex", hex.EncodeToString([]byte(r.Session)))
+		rec.SessionHex = hex.EncodeToString([]byte(r.Session))
 	}
-	set("tool", r.Tool)
-	setRaw("input", r.Input)
-	tm("created", r.Created)
-	tm("deadline", r.Deadline)
-	set("message", r.Message)
-	if r.Updated != "" {
-		setRaw("updated_input", r.Updated)
-	}
-	set("decided_by", r.DecidedBy)
-	tm("decided_at", r.DecidedAt)
-	set("origin", r.Origin)
-	if r.Chat != "" {
-		set("chat", r.Chat)
-	}
-	if r.ToolUseID != "" {
-		set("tool_use_id", r.ToolUseID)
+	if r.UpdatedInput != "" {
+		rec.UpdatedInput = json.RawMessage(r.UpdatedInput)
 	}
 	if r.Kind != "" {
-		set("kind", r.Kind)
-		set("mode", r.Mode)
+		rec.inputRecord = &inputRecord{Kind: r.Kind, Mode: r.Mode, Answer: r.Answer,
+			DeliveredAt: recordTime(r.DeliveredAt), DeliveredTo: r.DeliveredTo}
 		if r.InputSchema != "" && gjson.Valid(r.InputSchema) {
-			setRaw("input_schema", rawjson.OneLine(r.InputSchema))
-		}
-		set("answer", r.Answer)
-		tm("delivered_at", r.DeliveredAt)
-		if r.DeliveredTo != "" {
-			set("delivered_to", r.DeliveredTo)
+			rec.InputSchema = json.RawMessage(r.InputSchema)
 		}
 	}
+	out, err := rawjson.Marshal(rec)
 	if err != nil {
-		return nil, fmt.Errorf("encoding approval record: %w", err)
+		return nil, fmt.Errorf("encoding approval record %s: %w", r.ID, err)
 	}
 	// Records are what pending, history and show hand out: no raw control
 	// or bidi character in them (see VisibleJSON).
@@ -875,21 +864,21 @@ func decode(path string, data []byte) (Request, error) {
 		return t
 	}
 	r := Request{
-		ID:        j.Get("id").Str,
-		Status:    Status(j.Get("status").Str),
-		Client:    j.Get("client").Str,
-		Session:   j.Get("session").Str,
-		Tool:      j.Get("tool").Str,
-		Input:     j.Get("input").Raw,
-		Created:   tm("created"),
-		Deadline:  tm("deadline"),
-		Message:   j.Get("message").Str,
-		Updated:   j.Get("updated_input").Raw,
-		DecidedBy: j.Get("decided_by").Str,
-		DecidedAt: tm("decided_at"),
-		Origin:    j.Get("origin").Str,
-		Chat:      j.Get("chat").Str,
-		ToolUseID: j.Get("tool_use_id").Str,
+		ID:           j.Get("id").Str,
+		Status:       Status(j.Get("status").Str),
+		Client:       j.Get("client").Str,
+		Session:      j.Get("session").Str,
+		Tool:         j.Get("tool").Str,
+		Input:        j.Get("input").Raw,
+		Created:      tm("created"),
+		Deadline:     tm("deadline"),
+		Reason:       j.Get("message").Str,
+		UpdatedInput: j.Get("updated_input").Raw,
+		DecidedBy:    j.Get("decided_by").Str,
+		DecidedAt:    tm("decided_at"),
+		Origin:       j.Get("origin").Str,
+		Chat:         j.Get("chat").Str,
+		ToolUseID:    j.Get("tool_use_id").Str,
 
 		Kind:        j.Get("kind").Str,
 		Mode:        j.Get("mode").Str,

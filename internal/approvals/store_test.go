@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -51,7 +52,7 @@ func TestQueueSemantics(t *testing.T) {
 		if _, err := q.Get(id); !errors.Is(err, ErrUnknown) {
 			t.Errorf("Get(%q): %v, want ErrUnknown", id, err)
 		}
-		if _, err := q.Decide(id, Decision{Allow: true}); !errors.Is(err, ErrUnknown) {
+		if _, err := q.Decide(id, hooks.Decision{Allow: true}); !errors.Is(err, ErrUnknown) {
 			t.Errorf("Decide(%q): %v, want ErrUnknown", id, err)
 		}
 		if _, err := q.Expire(id, "x"); !errors.Is(err, ErrUnknown) {
@@ -77,17 +78,17 @@ func TestQueueSemantics(t *testing.T) {
 		t.Fatalf("pending: %+v", rs)
 	}
 
-	d, err := q.Decide(r.ID, Decision{Allow: true, Message: "ok", UpdatedInput: `{"a": 2}`, By: "test"})
-	if err != nil || d.Status != Allowed || d.Updated != `{"a": 2}` || d.DecidedBy != "test" || d.DecidedAt.IsZero() {
+	d, err := q.Decide(r.ID, hooks.Decision{Allow: true, Reason: "ok", UpdatedInput: `{"a": 2}`, By: "test"})
+	if err != nil || d.Status != Allowed || d.UpdatedInput != `{"a": 2}` || d.DecidedBy != "test" || d.DecidedAt.IsZero() {
 		t.Fatalf("decide: %+v %v", d, err)
 	}
 	// Responding twice is reported and not applied.
-	again, err := q.Decide(r.ID, Decision{Allow: false, Message: "changed my mind", By: "other"})
+	again, err := q.Decide(r.ID, hooks.Decision{Allow: false, Reason: "changed my mind", By: "other"})
 	if !errors.Is(err, ErrDecided) || again.Status != Allowed {
 		t.Fatalf("second decision: %+v %v", again, err)
 	}
 	got, _ := q.Get(r.ID)
-	if got.Status != Allowed || got.Message != "ok" || got.DecidedBy != "test" {
+	if got.Status != Allowed || got.Reason != "ok" || got.DecidedBy != "test" {
 		t.Fatalf("second decision was applied: %+v", got)
 	}
 	// Decided, it has moved to the history: pending reads none of it.
@@ -107,16 +108,16 @@ func TestQueueSemantics(t *testing.T) {
 
 	// Bad decisions are refused before touching anything.
 	r2 := enqueue(t, q, "t2")
-	if _, err := q.Decide(r2.ID, Decision{Allow: false, UpdatedInput: `{}`}); err == nil {
+	if _, err := q.Decide(r2.ID, hooks.Decision{Allow: false, UpdatedInput: `{}`}); err == nil {
 		t.Error("deny with updated input accepted")
 	}
-	if _, err := q.Decide(r2.ID, Decision{Allow: true, UpdatedInput: `[1]`}); err == nil {
+	if _, err := q.Decide(r2.ID, hooks.Decision{Allow: true, UpdatedInput: `[1]`}); err == nil {
 		t.Error("non-object updated input accepted")
 	}
 	if ex, err := q.Expire(r2.ID, "timeout"); err != nil || ex.Status != Expired {
 		t.Fatalf("expire: %+v %v", ex, err)
 	}
-	if _, err := q.Decide(r2.ID, Decision{Allow: true}); !errors.Is(err, ErrDecided) {
+	if _, err := q.Decide(r2.ID, hooks.Decision{Allow: true}); !errors.Is(err, ErrDecided) {
 		t.Fatalf("decide after expiry: %v", err)
 	}
 
@@ -141,14 +142,14 @@ func TestStaleAndPrune(t *testing.T) {
 	stale, _ := q.Enqueue(Request{Tool: "a", Deadline: now.Add(-time.Minute)}) // its waiter is gone
 	live := enqueue(t, q, "b")
 	done := enqueue(t, q, "c")
-	if _, err := q.Decide(done.ID, Decision{By: "t"}); err != nil {
+	if _, err := q.Decide(done.ID, hooks.Decision{By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	rs, _ := q.List(Filter{Pending: true})
 	if len(rs) != 1 || rs[0].ID != live.ID {
 		t.Fatalf("pending lists a stale request: %+v", rs)
 	}
-	if _, err := q.Decide(stale.ID, Decision{Allow: true}); !errors.Is(err, ErrDecided) {
+	if _, err := q.Decide(stale.ID, hooks.Decision{Allow: true}); !errors.Is(err, ErrDecided) {
 		t.Fatalf("deciding a stale request: %v", err)
 	}
 	// Nothing is old enough yet.
@@ -187,7 +188,7 @@ func TestWaitWakesOnTheDecision(t *testing.T) {
 	go func() {
 		time.Sleep(150 * time.Millisecond)
 		decidedAt.Store(time.Now().UnixNano())
-		q.Decide(r.ID, Decision{Allow: true, By: "t"})
+		q.Decide(r.ID, hooks.Decision{Allow: true, By: "t"})
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -204,13 +205,13 @@ func TestWaitSeesEarlyDecision(t *testing.T) {
 	q := newStore(t)
 	q.Poll = time.Hour
 	r := enqueue(t, q, "t")
-	if _, err := q.Decide(r.ID, Decision{By: "t", Message: "early"}); err != nil {
+	if _, err := q.Decide(r.ID, hooks.Decision{By: "t", Reason: "early"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	got, err := q.Wait(ctx, r.ID)
-	if err != nil || got.Status != Denied || got.Message != "early" {
+	if err != nil || got.Status != Denied || got.Reason != "early" {
 		t.Fatalf("wait: %+v %v", got, err)
 	}
 }
@@ -296,7 +297,7 @@ func TestConcurrentDecisions(t *testing.T) {
 			dwg.Add(1)
 			go func() {
 				defer dwg.Done()
-				r, err := q.Decide(id, Decision{Allow: k%2 == 0, By: fmt.Sprint("sup", k)})
+				r, err := q.Decide(id, hooks.Decision{Allow: k%2 == 0, By: fmt.Sprint("sup", k)})
 				switch {
 				case err == nil:
 					wins.Add(1)

@@ -1,19 +1,19 @@
 package children
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Status is where a chat is.
@@ -53,13 +53,25 @@ type Event struct {
 	Event string // the normalized event, a JSON object with "type"
 }
 
-// JSON renders the event as {"seq":…,"time":…,"event":{…}}.
-func (e Event) JSON() string {
-	out := `{}`
-	out, _ = sjson.Set(out, "seq", e.Seq)
-	out, _ = sjson.Set(out, "time", e.Time.UTC().Format(timeFmt))
-	out, _ = sjson.SetRaw(out, "event", e.Event)
-	return out
+// eventRecord is an event as the log holds it and poll shows it.
+type eventRecord struct {
+	Seq   int             `json:"seq"`
+	Time  string          `json:"time"`
+	Event json.RawMessage `json:"event"`
+}
+
+func (e Event) record() eventRecord {
+	return eventRecord{Seq: e.Seq, Time: e.Time.UTC().Format(timeFmt), Event: json.RawMessage(e.Event)}
+}
+
+// JSON renders the event as {"seq":…,"time":…,"event":{…}}; an error
+// when Event is not one JSON value.
+func (e Event) JSON() (string, error) {
+	b, err := rawjson.Marshal(e.record())
+	if err != nil {
+		return "", fmt.Errorf("encoding event %d: %w", e.Seq, err)
+	}
+	return string(b), nil
 }
 
 // Chat opens chat id ("<child id>-<n>").
@@ -89,6 +101,12 @@ func (c *Chat) path(name string) string { return filepath.Join(c.Dir(), name) }
 type Prompt struct {
 	Text    string
 	Created time.Time
+}
+
+// promptRecord is a chat's prompt as stored (prompt.json).
+type promptRecord struct {
+	Prompt  string `json:"prompt"`
+	Created string `json:"created"`
 }
 
 // Prompt reads the chat's prompt.
@@ -124,18 +142,23 @@ func (r RunnerInfo) killGroup(chatID string) {
 	}
 }
 
+// runnerRecord is RunnerInfo as stored (runner.json). ClientStart is a
+// decimal string: a JSON number loses a uint64's precision in readers that
+// take numbers as doubles.
+type runnerRecord struct {
+	RunnerPID   int    `json:"runner_pid"`
+	ClientPGID  int    `json:"client_pgid"`
+	ClientStart string `json:"client_start,omitempty"`
+	Started     string `json:"started"`
+	Failure     string `json:"failure,omitempty"`
+}
+
 func (c *Chat) writeRunner(r RunnerInfo) error {
-	out := `{}`
-	out, _ = sjson.Set(out, "runner_pid", r.RunnerPID)
-	out, _ = sjson.Set(out, "client_pgid", r.ClientPGID)
+	rec := runnerRecord{RunnerPID: r.RunnerPID, ClientPGID: r.ClientPGID, Started: r.Started.UTC().Format(timeFmt), Failure: r.Failure}
 	if r.ClientStart != 0 {
-		out, _ = sjson.Set(out, "client_start", strconv.FormatUint(r.ClientStart, 10))
+		rec.ClientStart = strconv.FormatUint(r.ClientStart, 10)
 	}
-	out, _ = sjson.Set(out, "started", r.Started.UTC().Format(timeFmt))
-	if r.Failure != "" {
-		out, _ = sjson.Set(out, "failure", r.Failure)
-	}
-	return writeFile(c.path(runnerFile), []byte(out+"\n"))
+	return writeRecord(c.path(runnerFile), "chat runner record", rec)
 }
 
 // Runner reads what the runner recorded; fs.ErrNotExist before it started.
@@ -151,25 +174,11 @@ func (c *Chat) Runner() (RunnerInfo, error) {
 		Failure: j.Get("failure").Str}, nil
 }
 
-// runnerAlive reports whether a runner holds the chat's runner lock. The
-// lock file is opened read-only: closing a file opened for writing wakes
-// every watch on the chat dir (IN_CLOSE_WRITE), and a long poll, which
-// asks this on each wake, woke itself in a loop.
+// runnerAlive reports whether a runner holds the chat's runner lock. A
+// long poll asks this on each wake of its watch of the chat dir: Held only
+// reads, so the probe does not wake the poll again.
 func (c *Chat) runnerAlive() bool {
-	path := c.path(runnerLock)
-	if _, err := os.Lstat(path); err != nil {
-		return false
-	}
-	lk := flock.New(path, flock.SetFlag(os.O_RDONLY|noFollow))
-	ok, err := lk.TryRLock()
-	if err != nil {
-		return false
-	}
-	if ok {
-		lk.Unlock()
-		return false
-	}
-	return true
+	return privfs.Held(c.path(runnerLock))
 }
 
 // Append adds normalized events to the log under the chat's lock and
@@ -251,7 +260,11 @@ func (c *Chat) finish(st Status, errText, result string) (Status, error) {
 			return nil
 		}
 		out = st
-		_, err = c.appendLocked(completeEvent(st, result, errText))
+		end, err := encodeEvents([]Normalized{completed(nil, st, result, errText)})
+		if err != nil {
+			return err
+		}
+		_, err = c.appendLocked(end...)
 		return err
 	})
 	return out, err
@@ -272,19 +285,7 @@ func (c *Chat) settlePending(st Status, why string) {
 	}
 	for _, r := range pending {
 		if !r.IsInput() {
-			q.Decide(r.ID, approvals.Decision{Message: msg, By: "interceptor children"})
+			q.Decide(r.ID, hooks.Decision{Reason: msg, By: "interceptor children"})
 		}
 	}
-}
-
-func completeEvent(st Status, result, errText string) string {
-	ev := `{"type":"complete"}`
-	ev, _ = sjson.Set(ev, "status", string(st))
-	if result != "" {
-		ev, _ = sjson.Set(ev, "result", result)
-	}
-	if errText != "" {
-		ev, _ = sjson.Set(ev, "error", errText)
-	}
-	return ev
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
@@ -371,7 +372,7 @@ func TestPollShowsTheChatsApprovals(t *testing.T) {
 	if jb := gjson.Parse(outB); jb.Get("status").Str != "running" || jb.Get("pending_approvals.#").Int() != 0 {
 		t.Errorf("chat b shows chat a's approval: %s", outB)
 	}
-	if _, err := q.Decide(p.Get("id").Str, approvals.Decision{Allow: true, By: "test"}); err != nil {
+	if _, err := q.Decide(p.Get("id").Str, hooks.Decision{Allow: true, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = s.Poll(context.Background(), q, PollRequest{ChatID: ca.ID})

@@ -2,7 +2,6 @@ package children
 
 import (
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // claudeNorm reads hooks.ClaudeStreamJSON, one chat's output of claude -p
@@ -13,7 +12,7 @@ func (n *claudeNorm) Session() string { return n.session }
 
 // Line reads one stream-json line: system/init is the start, assistant
 // text and tool_use blocks, user tool_result blocks, and result the end.
-func (n *claudeNorm) Line(line []byte) []string {
+func (n *claudeNorm) Line(line []byte) []Normalized {
 	if !gjson.ValidBytes(line) {
 		return nil
 	}
@@ -21,27 +20,28 @@ func (n *claudeNorm) Line(line []byte) []string {
 	if s := j.Get("session_id").Str; s != "" {
 		n.session = s
 	}
-	var out []string
+	var out []Normalized
 	switch j.Get("type").Str {
 	case "system":
 		if j.Get("subtype").Str == "init" {
-			out = append(out, event(line, "start", "session", j.Get("session_id").Str, "model", j.Get("model").Str, "cwd", j.Get("cwd").Str))
+			ev := started(line, j.Get("session_id").Str)
+			ev.Model, ev.Cwd = j.Get("model").Str, j.Get("cwd").Str
+			out = append(out, ev)
 		}
 	case "assistant":
 		j.Get("message.content").ForEach(func(_, b gjson.Result) bool {
 			switch b.Get("type").Str {
 			case "text":
-				out = append(out, event(line, "content", "text", b.Get("text").Str))
+				out = append(out, content(line, b.Get("text").Str))
 			case "tool_use":
-				out = append(out, event(line, "tool_use", "id", b.Get("id").Str, "name", b.Get("name").Str, "input", b.Get("input")))
+				out = append(out, toolUse(line, b.Get("id").Str, b.Get("name").Str, rawInput(b.Get("input"))))
 			}
 			return true
 		})
 	case "user":
 		j.Get("message.content").ForEach(func(_, b gjson.Result) bool {
 			if b.Get("type").Str == "tool_result" {
-				out = append(out, event(line, "tool_result", "tool_use_id", b.Get("tool_use_id").Str,
-					"content", textOf(b.Get("content")), "is_error", b.Get("is_error").Bool()))
+				out = append(out, toolResult(line, b.Get("tool_use_id").Str, textOf(b.Get("content")), b.Get("is_error").Bool()))
 			}
 			return true
 		})
@@ -50,9 +50,9 @@ func (n *claudeNorm) Line(line []byte) []string {
 		if j.Get("is_error").Bool() || j.Get("subtype").Str != "success" {
 			st = Failed
 		}
-		ev := event(line, "complete", "status", string(st), "result", j.Get("result").Str)
+		ev := completed(line, st, j.Get("result").Str, "")
 		if st == Failed {
-			ev, _ = sjson.Set(ev, "error", firstNonEmpty(j.Get("result").Str, j.Get("subtype").Str))
+			ev.Error = firstNonEmpty(j.Get("result").Str, j.Get("subtype").Str)
 		}
 		out = append(out, ev)
 	}

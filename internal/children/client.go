@@ -9,7 +9,6 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Client runs one kind of child agent headless: the client's facts
@@ -108,7 +107,7 @@ func (c Client) Command(r RunSpec) (Command, error) {
 // objects whose type is start, content, tool_use, tool_result or complete,
 // each keeping the client's line under "raw".
 type Normalizer interface {
-	Line(line []byte) []string
+	Line(line []byte) []Normalized
 	// Session is the client's own session id, once it said it ("" before).
 	Session() string
 }
@@ -177,29 +176,6 @@ func Clients() []Client {
 		if _, ok := readerOf(c.Headless.Output); ok {
 			out = append(out, Client{c})
 		}
-	}
-	return out
-}
-
-// event builds a normalized event of type typ with the given fields
-// (name, value pairs; a value of type gjson.Result is set raw) and the
-// client's line as raw.
-func event(raw []byte, typ string, kv ...any) string {
-	out := `{}`
-	out, _ = sjson.Set(out, "type", typ)
-	for i := 0; i+1 < len(kv); i += 2 {
-		k := kv[i].(string)
-		switch v := kv[i+1].(type) {
-		case gjson.Result:
-			if v.Exists() {
-				out, _ = sjson.SetRaw(out, k, v.Raw)
-			}
-		default:
-			out, _ = sjson.Set(out, k, v)
-		}
-	}
-	if len(raw) > 0 && gjson.ValidBytes(raw) {
-		out, _ = sjson.SetRaw(out, "raw", string(raw))
 	}
 	return out
 }

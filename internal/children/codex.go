@@ -1,8 +1,9 @@
 package children
 
 import (
+	"encoding/json"
+
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // codexNorm reads hooks.CodexJSONL, one chat's output of codex exec
@@ -16,7 +17,7 @@ func (n *codexNorm) Session() string { return n.session }
 // Line reads one `exec --json` line: thread.started is the start, items
 // (agent messages, MCP tool calls, commands) the content and tools, and
 // turn.completed or turn.failed the end.
-func (n *codexNorm) Line(line []byte) []string {
+func (n *codexNorm) Line(line []byte) []Normalized {
 	if !gjson.ValidBytes(line) {
 		return nil
 	}
@@ -25,44 +26,45 @@ func (n *codexNorm) Line(line []byte) []string {
 	switch typ := j.Get("type").Str; typ {
 	case "thread.started":
 		n.session = j.Get("thread_id").Str
-		return []string{event(line, "start", "session", n.session)}
+		return []Normalized{started(line, n.session)}
 	case "item.started", "item.completed":
 		switch item.Get("type").Str {
 		case "agent_message":
 			if typ == "item.completed" {
 				n.lastText = item.Get("text").Str
-				return []string{event(line, "content", "text", n.lastText)}
+				return []Normalized{content(line, n.lastText)}
 			}
 		case "mcp_tool_call":
 			name := "mcp__" + item.Get("server").Str + "__" + item.Get("tool").Str
 			if typ == "item.started" {
-				return []string{event(line, "tool_use", "id", item.Get("id").Str, "name", name, "input", item.Get("arguments"))}
+				return []Normalized{toolUse(line, item.Get("id").Str, name, rawInput(item.Get("arguments")))}
 			}
-			content := textOf(item.Get("result.content"))
+			text := textOf(item.Get("result.content"))
 			isErr := item.Get("status").Str == "failed" || (item.Get("error").Exists() && item.Get("error").Type != gjson.Null)
-			if isErr && content == "" {
-				content = firstNonEmpty(item.Get("error.message").Str, item.Get("error").String())
+			if isErr && text == "" {
+				text = firstNonEmpty(item.Get("error.message").Str, item.Get("error").String())
 			}
-			return []string{event(line, "tool_result", "tool_use_id", item.Get("id").Str, "content", content, "is_error", isErr)}
+			return []Normalized{toolResult(line, item.Get("id").Str, text, isErr)}
 		case "command_execution":
 			if typ == "item.started" {
-				return []string{event(line, "tool_use", "id", item.Get("id").Str, "name", "shell", "input", commandInput(item.Get("command")))}
+				return []Normalized{toolUse(line, item.Get("id").Str, "shell", commandInput(item.Get("command")))}
 			}
 			isErr := item.Get("status").Str == "failed" || (item.Get("exit_code").Exists() && item.Get("exit_code").Int() != 0)
-			return []string{event(line, "tool_result", "tool_use_id", item.Get("id").Str, "content", item.Get("aggregated_output").Str, "is_error", isErr)}
+			return []Normalized{toolResult(line, item.Get("id").Str, item.Get("aggregated_output").Str, isErr)}
 		}
 	case "error":
 		n.lastError = j.Get("message").Str
 	case "turn.completed":
-		return []string{event(line, "complete", "status", string(Complete), "result", n.lastText)}
+		return []Normalized{completed(line, Complete, n.lastText, "")}
 	case "turn.failed":
-		return []string{event(line, "complete", "status", string(Failed), "error", firstNonEmpty(j.Get("error.message").Str, n.lastError, "the turn failed"))}
+		return []Normalized{completed(line, Failed, "", firstNonEmpty(j.Get("error.message").Str, n.lastError, "the turn failed"))}
 	}
 	return nil
 }
 
 // commandInput is a shell command as a tool input object.
-func commandInput(cmd gjson.Result) gjson.Result {
-	in, _ := sjson.SetRaw(`{}`, "command", firstNonEmpty(cmd.Raw, `""`))
-	return gjson.Parse(in)
+func commandInput(cmd gjson.Result) any {
+	return struct {
+		Command json.RawMessage `json:"command"`
+	}{json.RawMessage(firstNonEmpty(cmd.Raw, `""`))}
 }

@@ -364,7 +364,11 @@ func (c *Chat) appendLocked(events ...string) (int, error) {
 	var buf bytes.Buffer
 	now := time.Now()
 	for i, ev := range events {
-		buf.WriteString(Event{Seq: seq + i, Time: now, Event: ev}.JSON())
+		line, err := Event{Seq: seq + i, Time: now, Event: ev}.JSON()
+		if err != nil {
+			return 0, fmt.Errorf("chat %s: %w", c.ID, err)
+		}
+		buf.WriteString(line)
 		buf.WriteByte('\n')
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tidwall/gjson"
 )
 
@@ -150,11 +150,11 @@ func TestRunnerEndsAChatItCannotRecord(t *testing.T) {
 func TestIdleLongPollSleeps(t *testing.T) {
 	s, q := testStore(t)
 	chat := deadRunnerChat(t, s, "idle", RunnerInfo{RunnerPID: os.Getpid(), Started: time.Now()})
-	lk := flock.New(chat.path(runnerLock), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	if ok, err := lk.TryLock(); !ok || err != nil {
+	unlock, ok, err := privfs.TryLock(chat.path(runnerLock), "runner")
+	if !ok || err != nil {
 		t.Fatalf("runner lock: %v %v", ok, err)
 	}
-	defer lk.Unlock()
+	defer unlock()
 	if _, err := chat.Append(`{"type":"start"}`); err != nil {
 		t.Fatal(err)
 	}

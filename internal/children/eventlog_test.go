@@ -23,7 +23,11 @@ func TestEventsFindsTheirLine(t *testing.T) {
 		if i%701 == 5 {
 			text = strings.Repeat("long ", 20000) // lines longer than a read
 		}
-		b.WriteString(Event{Seq: i, Time: time.Now(), Event: fmt.Sprintf(`{"type":"content","text":%q}`, text)}.JSON() + "\n")
+		line, err := Event{Seq: i, Time: time.Now(), Event: fmt.Sprintf(`{"type":"content","text":%q}`, text)}.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(line + "\n")
 		if i%997 == 3 {
 			b.WriteString(`{"seq":99999,"ti{"seq":` + fmt.Sprint(i) + "\n") // garbage
 		}

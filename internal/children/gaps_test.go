@@ -85,7 +85,7 @@ func deadRunnerChat(t *testing.T, s *Store, name string, ri RunnerInfo) *Chat {
 	if err := os.Mkdir(chat.Dir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(chat.path(promptFile), []byte(`{"prompt":"x","created":"2020-01-01T00:00:00Z"}`+"\n")); err != nil {
+	if err := writeFile(chat.path(promptFile), "chat prompt", []byte(`{"prompt":"x","created":"2020-01-01T00:00:00Z"}`+"\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := chat.writeRunner(ri); err != nil {
@@ -149,7 +149,7 @@ func TestEnvKeysRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, childFile)
-	if err := writeFile(path, encodeChild(Child{ID: "0123456789abcdef", Name: "x", Env: env})); err != nil {
+	if err := writeRecord(path, "child record", Child{ID: "0123456789abcdef", Name: "x", Env: env}.record()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readChild(path)
@@ -209,8 +209,8 @@ func TestHookClientsNeedTheirApproveRoute(t *testing.T) {
 		c, err := s.Create(Child{Name: client + "-free", Client: client, WorkingDir: wd, Env: env, Unsupervised: true})
 		if err != nil {
 			t.Errorf("%s with approvals: false: %v", client, err)
-		} else if got, _ := s.Get(c.ID); !got.Unsupervised || gjson.Get(got.JSON(), "approvals").Type != gjson.False {
-			t.Errorf("%s: approvals: false is not stored: %s", client, got.JSON())
+		} else if got, _ := s.Get(c.ID); !got.Unsupervised || gjson.GetBytes(readFile(t, filepath.Join(s.childDir(c.ID), childFile)), "approvals").Type != gjson.False {
+			t.Errorf("%s: approvals: false is not stored: %s", client, readFile(t, filepath.Join(s.childDir(c.ID), childFile)))
 		} else if chooses := client == "gemini"; (got.Session != "") != chooses {
 			t.Errorf("%s: session %q at create (a session id is chosen at create only for clients that take one)", client, got.Session)
 		}
@@ -311,8 +311,8 @@ func TestCancelSettlesTheChat(t *testing.T) {
 	if st, err := s.Cancel(chat.ID); err != nil || st != Failed {
 		t.Fatalf("cancel: %s %v", st, err)
 	}
-	if got, _ := q.Get(ask.ID); got.Status != approvals.Denied || !strings.Contains(got.Message, "cancelled") {
-		t.Errorf("the chat's pending approval after cancel: %s %q", got.Status, got.Message)
+	if got, _ := q.Get(ask.ID); got.Status != approvals.Denied || !strings.Contains(got.Reason, "cancelled") {
+		t.Errorf("the chat's pending approval after cancel: %s %q", got.Status, got.Reason)
 	}
 	if got, _ := q.Get(question.ID); got.Status != approvals.Pending {
 		t.Errorf("the chat's parked question after cancel: %s, want still pending (its answer goes to the next chat)", got.Status)
@@ -326,4 +326,13 @@ func TestCancelSettlesTheChat(t *testing.T) {
 			t.Errorf("the process outside the client's group (%d) lives on", pid)
 		}
 	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

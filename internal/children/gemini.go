@@ -17,7 +17,7 @@ func (n *geminiNorm) Session() string { return n.session }
 
 // Line reads one stream-json line: init is the start, assistant messages
 // (deltas) the content, tool_use and tool_result the tools, result the end.
-func (n *geminiNorm) Line(line []byte) []string {
+func (n *geminiNorm) Line(line []byte) []Normalized {
 	if !gjson.ValidBytes(line) {
 		return nil
 	}
@@ -25,29 +25,31 @@ func (n *geminiNorm) Line(line []byte) []string {
 	switch j.Get("type").Str {
 	case "init":
 		n.session = j.Get("session_id").Str
-		return []string{event(line, "start", "session", n.session, "model", j.Get("model").Str)}
+		ev := started(line, n.session)
+		ev.Model = j.Get("model").Str
+		return []Normalized{ev}
 	case "message":
 		if j.Get("role").Str == "assistant" {
 			n.text.WriteString(j.Get("content").Str)
-			return []string{event(line, "content", "text", j.Get("content").Str)}
+			return []Normalized{content(line, j.Get("content").Str)}
 		}
 	case "tool_use":
-		return []string{event(line, "tool_use", "id", j.Get("tool_id").Str, "name", j.Get("tool_name").Str, "input", j.Get("parameters"))}
+		return []Normalized{toolUse(line, j.Get("tool_id").Str, j.Get("tool_name").Str, rawInput(j.Get("parameters")))}
 	case "tool_result":
 		isErr := j.Get("status").Str != "success"
-		content := j.Get("output").Str
-		if content == "" && isErr {
-			content = j.Get("error.message").Str
+		text := j.Get("output").Str
+		if text == "" && isErr {
+			text = j.Get("error.message").Str
 		}
-		return []string{event(line, "tool_result", "tool_use_id", j.Get("tool_id").Str, "content", content, "is_error", isErr)}
+		return []Normalized{toolResult(line, j.Get("tool_id").Str, text, isErr)}
 	case "error":
 		n.lastError = firstNonEmpty(j.Get("message").Str, j.Get("error.message").Str)
 	case "result":
 		if j.Get("status").Str == "success" {
-			return []string{event(line, "complete", "status", string(Complete), "result", n.text.String())}
+			return []Normalized{completed(line, Complete, n.text.String(), "")}
 		}
-		return []string{event(line, "complete", "status", string(Failed), "result", n.text.String(),
-			"error", firstNonEmpty(j.Get("error.message").Str, n.lastError, "status "+j.Get("status").Str))}
+		return []Normalized{completed(line, Failed, n.text.String(),
+			firstNonEmpty(j.Get("error.message").Str, n.lastError, "status "+j.Get("status").Str))}
 	}
 	return nil
 }

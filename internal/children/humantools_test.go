@@ -2,6 +2,7 @@ package children
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestHumanAnswersPrependedToTheNextChat(t *testing.T) {
 		t.Fatalf("record: %+v %v", got2, err)
 	}
 	// poll shows the question as one.
-	if j := ApprovalJSON(got2); !strings.Contains(j, `"kind":"input"`) || !strings.Contains(j, `"mode":"park"`) {
+	if j, err := json.Marshal(approvalOf(got2)); err != nil || !strings.Contains(string(j), `"kind":"input"`) || !strings.Contains(string(j), `"mode":"park"`) {
 		t.Fatalf("poll view: %s", j)
 	}
 }

@@ -28,7 +28,11 @@ func normalizeFixture(t *testing.T, client, file string) ([]gjson.Result, Normal
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		for _, ev := range n.Line(sc.Bytes()) {
+		evs, err := encodeEvents(n.Line(sc.Bytes()))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, ev := range evs {
 			if !gjson.Valid(ev) {
 				t.Fatalf("%s: not JSON: %s", file, ev)
 			}

@@ -2,12 +2,14 @@ package children
 
 import (
 	"context"
-	"strings"
+	"encoding/json"
+	"fmt"
+	"sort"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // PollRequest asks for a chat's events from FromSeq on.
@@ -89,7 +91,7 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 			if err != nil {
 				return "", err
 			}
-			return s.pollJSON(chat, st, evs, pending, r.FromSeq, total), nil
+			return s.pollJSON(chat, st, evs, pending, r.FromSeq, total)
 		}
 		select {
 		case <-changed:
@@ -99,58 +101,64 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 	}
 }
 
-func (s *Store) pollJSON(chat *Chat, st Status, evs []Event, pending []approvals.Request, from, total int) string {
-	v := NewViewer(s.StateDir, chat.Child.Session)
-	var b strings.Builder
-	b.WriteString(`{"type":"ok"`)
-	head := `{}`
-	head, _ = sjson.Set(head, "session_id", chat.ID)
-	head, _ = sjson.Set(head, "child", chat.Child.Name)
-	head, _ = sjson.Set(head, "status", string(st))
-	b.WriteString("," + head[1:len(head)-1])
-	b.WriteString(`,"events":[`)
-	for i, e := range evs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(e.JSON())
-	}
-	b.WriteString(`],"pending_approvals":[`)
-	for i, r := range pending {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(ApprovalJSON(r))
-	}
-	pos := from + len(evs)
-	if len(evs) > 0 {
-		pos = evs[len(evs)-1].Seq + 1
-	}
-	tail := `{}`
-	tail, _ = sjson.Set(tail, "read_position", pos)
-	tail, _ = sjson.Set(tail, "total_events", total)
-	tail, _ = sjson.Set(tail, "has_more", pos < total)
-	b.WriteString("]," + tail[1:])
-	return v.JSON(b.String())
+// pollResult is what Poll returns.
+type pollResult struct {
+	Type             string            `json:"type"` // ok
+	SessionID        string            `json:"session_id"`
+	Child            string            `json:"child"`
+	Status           Status            `json:"status"`
+	Events           []eventRecord     `json:"events"`
+	PendingApprovals []pendingApproval `json:"pending_approvals"`
+	ReadPosition     int               `json:"read_position"`
+	TotalEvents      int               `json:"total_events"`
+	HasMore          bool              `json:"has_more"`
 }
 
-// ApprovalJSON is a queue request as poll shows it.
-func ApprovalJSON(r approvals.Request) string {
-	out := `{}`
-	out, _ = sjson.Set(out, "id", r.ID)
-	out, _ = sjson.Set(out, "tool_name", r.Tool)
-	out, _ = sjson.Set(out, "tool_use_id", r.ToolUseID)
+func (s *Store) pollJSON(chat *Chat, st Status, evs []Event, pending []approvals.Request, from, total int) (string, error) {
+	res := pollResult{Type: "ok", SessionID: chat.ID, Child: chat.Child.Name, Status: st,
+		Events: make([]eventRecord, 0, len(evs)), PendingApprovals: make([]pendingApproval, 0, len(pending))}
+	for _, e := range evs {
+		res.Events = append(res.Events, e.record())
+	}
+	for _, r := range pending {
+		res.PendingApprovals = append(res.PendingApprovals, approvalOf(r))
+	}
+	res.ReadPosition = from + len(evs)
+	if len(evs) > 0 {
+		res.ReadPosition = evs[len(evs)-1].Seq + 1
+	}
+	res.TotalEvents, res.HasMore = total, res.ReadPosition < total
+	b, err := rawjson.Marshal(res)
+	if err != nil {
+		return "", fmt.Errorf("chat %s: encoding the poll: %w", chat.ID, err)
+	}
+	return NewViewer(s.StateDir, chat.Child.Session).JSON(string(b)), nil
+}
+
+// pendingApproval is a queue request as poll shows it; Kind and Mode only
+// for a human tool's question, which the parent answers (respond(id,
+// answer=…)).
+type pendingApproval struct {
+	ID        string          `json:"id"`
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	Input     json.RawMessage `json:"input"`
+	CreatedAt string          `json:"created_at"`
+	Kind      string          `json:"kind,omitempty"`
+	Mode      string          `json:"mode,omitempty"`
+}
+
+func approvalOf(r approvals.Request) pendingApproval {
 	in := r.Input
 	if !gjson.Valid(in) {
 		in = "{}"
 	}
-	out, _ = sjson.SetRaw(out, "input", in)
-	out, _ = sjson.Set(out, "created_at", r.Created.UTC().Format(time.RFC3339Nano))
-	if r.IsInput() { // a human tool's question: respond(id, answer=…)
-		out, _ = sjson.Set(out, "kind", r.Kind)
-		out, _ = sjson.Set(out, "mode", r.Mode)
+	p := pendingApproval{ID: r.ID, ToolName: r.Tool, ToolUseID: r.ToolUseID, Input: json.RawMessage(in),
+		CreatedAt: r.Created.UTC().Format(time.RFC3339Nano)}
+	if r.IsInput() {
+		p.Kind, p.Mode = r.Kind, r.Mode
 	}
-	return out
+	return p
 }
 
 // PendingFor lists the requests of one chat still waiting for a decision
@@ -169,27 +177,48 @@ func PendingFor(q *approvals.Store, chatID string) ([]approvals.Request, error) 
 	return out, nil
 }
 
+// childSummary is a child as Summary shows it: its record with the names
+// of its env (its values may be secrets) and its latest chat.
+type childSummary struct {
+	childHead
+	childTail
+	EnvNames   []string    `json:"env_names"`
+	LatestChat *latestChat `json:"latest_chat,omitempty"`
+}
+
+type latestChat struct {
+	SessionID   string `json:"session_id"`
+	Status      Status `json:"status,omitempty"`
+	TotalEvents *int   `json:"total_events,omitempty"`
+}
+
 // Summary is a child with the state of its latest chat, as JSON.
 func (s *Store) Summary(q *approvals.Store, c Child) string {
-	out := c.JSON()
-	out, _ = sjson.Delete(out, "env") // values may be secrets: names only
-	names := []string{}
+	sum := childSummary{childHead: c.head(), childTail: c.tail(), EnvNames: []string{}}
 	for k := range c.Env {
-		names = append(names, k)
+		sum.EnvNames = append(sum.EnvNames, k)
 	}
-	out, _ = sjson.Set(out, "env_names", names)
+	sort.Strings(sum.EnvNames)
 	if c.Chats > 0 {
 		chat := &Chat{s: s, Child: c, N: c.Chats, ID: ChatID(c.ID, c.Chats)}
-		out, _ = sjson.Set(out, "latest_chat.session_id", chat.ID)
+		sum.LatestChat = &latestChat{SessionID: chat.ID}
 		if st, err := chat.State(); err == nil {
 			if p, _ := PendingFor(q, chat.ID); st == Running && len(p) > 0 {
 				st = AwaitingPermission
 			}
-			out, _ = sjson.Set(out, "latest_chat.status", string(st))
+			sum.LatestChat.Status = st
 		}
 		if n, err := chat.Total(); err == nil {
-			out, _ = sjson.Set(out, "latest_chat.total_events", n)
+			sum.LatestChat.TotalEvents = &n
 		}
 	}
-	return NewViewer(s.StateDir, c.Session).JSON(out)
+	b, err := rawjson.Marshal(sum)
+	if err != nil {
+		// Nothing in a child fails to encode; say so rather than print
+		// nothing.
+		b = rawjson.AppendString([]byte(`{"id":`), c.ID)
+		b = rawjson.AppendString(append(b, `,"error":`...), "encoding the child's summary: "+err.Error())
+		b = append(b, '}')
+	}
+	return NewViewer(s.StateDir, c.Session).JSON(string(b))
 }

@@ -14,9 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 )
 
 // ChatEnv names the environment variable every child client gets: its chat
@@ -71,10 +69,7 @@ func (s *Store) StartChat(idOrName, prompt string) (*Chat, error) {
 		if err := os.Mkdir(chat.Dir(), 0o700); err != nil {
 			return err
 		}
-		p := `{}`
-		p, _ = sjson.Set(p, "prompt", prompt)
-		p, _ = sjson.Set(p, "created", time.Now().UTC().Format(timeFmt))
-		return writeFile(chat.path(promptFile), []byte(p+"\n"))
+		return writeRecord(chat.path(promptFile), "chat prompt", promptRecord{Prompt: prompt, Created: time.Now().UTC().Format(timeFmt)})
 	})
 	if err != nil {
 		return nil, err
@@ -123,15 +118,14 @@ func (s *Store) Run(ctx context.Context, chatID string, approveTimeout time.Dura
 	if err != nil {
 		return err
 	}
-	lk := flock.New(chat.path(runnerLock), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err := lk.TryLock()
+	unlock, ok, err := privfs.TryLock(chat.path(runnerLock), "chat "+chatID+" runner")
 	if err != nil {
-		return fmt.Errorf("chat %s: runner lock: %w", chatID, err)
+		return err
 	}
 	if !ok {
 		return fmt.Errorf("chat %s: another runner owns it", chatID)
 	}
-	defer lk.Unlock()
+	defer unlock()
 	info := RunnerInfo{RunnerPID: os.Getpid(), Started: time.Now()}
 	if err := chat.writeRunner(info); err != nil {
 		return err
@@ -163,7 +157,7 @@ func (e *logError) Error() string { return e.err.Error() }
 func (e *logError) Unwrap() error { return e.err }
 
 // runClient starts the client and records its events; it returns the
-// chat's final status.
+// chat's final status, its result and why it failed.
 func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, approveTimeout time.Duration) (Status, string, string) {
 	client, err := LookupClient(chat.Child.Client)
 	if err != nil {
@@ -173,32 +167,71 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 	if err != nil {
 		return Failed, "", "reading the prompt: " + err.Error()
 	}
-	bin, err := s.bin()
+	run := &chatRun{s: s, chat: chat, client: client, prompt: p.Text, sessionSaved: chat.Child.Session != ""}
+	// The client also ends when its events cannot be recorded: nobody
+	// could follow or decide what it does.
+	cctx, endClient := context.WithCancel(ctx)
+	defer endClient()
+	run.endClient = endClient
+	cmd, stdout, err := run.start(cctx, approveTimeout)
 	if err != nil {
 		return Failed, "", err.Error()
 	}
-	spec := RunSpec{Child: chat.Child, ChatID: chat.ID, ChatDir: chat.Dir(), Prompt: s.withHumanAnswers(chat, p.Text), Bin: bin,
-		StateDir: s.StateDir, ApproveTimeout: approveTimeout}
-	c, err := client.Command(spec)
+	info.ClientPGID = cmd.Process.Pid
+	info.ClientStart, _ = procStart(cmd.Process.Pid)
+	chat.writeRunner(*info)
+
+	norm := client.NewNormalizer()
+	readErr := readLines(stdout, func(line []byte) error { return run.record(norm, line) })
+	waitErr := cmd.Wait()
+	info.killGroup(chat.ID) // leftovers: MCP servers, hooks
+	if !run.started {
+		if evs, err := encodeEvents(startFirst(nil, chat, client.Name(), p.Text)); err == nil {
+			chat.Append(evs...)
+		}
+	}
+	return run.outcome(ctx, readErr, waitErr)
+}
+
+// chatRun is one run of a chat's client: what its runner knows of it.
+type chatRun struct {
+	s      *Store
+	chat   *Chat
+	client Client
+	prompt string
+	// endClient ends the client (its events cannot be recorded).
+	endClient context.CancelFunc
+	// final is the client's own complete event, held until it exits.
+	final                 *completeEvent
+	started, sessionSaved bool
+}
+
+// start writes the client's files into the chat dir and starts it in a
+// process group of its own, its stdout to be read.
+func (r *chatRun) start(ctx context.Context, approveTimeout time.Duration) (*exec.Cmd, io.Reader, error) {
+	chat, s := r.chat, r.s
+	bin, err := s.bin()
 	if err != nil {
-		return Failed, "", fmt.Sprintf("%s: %v", client.Name(), err)
+		return nil, nil, err
+	}
+	spec := RunSpec{Child: chat.Child, ChatID: chat.ID, ChatDir: chat.Dir(), Prompt: s.withHumanAnswers(chat, r.prompt), Bin: bin,
+		StateDir: s.StateDir, ApproveTimeout: approveTimeout}
+	c, err := r.client.Command(spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", r.client.Name(), err)
 	}
 	for name, content := range c.Files {
-		if err := writeFile(chat.path(name), []byte(content)); err != nil {
-			return Failed, "", err.Error()
+		if err := writeFile(chat.path(name), "chat file", []byte(content)); err != nil {
+			return nil, nil, err
 		}
 	}
 	env := append(os.Environ(), c.Env...)
 	env = append(env, ChatEnv+"="+chat.ID, "INTERCEPTOR_STATE_DIR="+s.StateDir)
 	exe, err := lookPath(c.Argv[0], env)
 	if err != nil {
-		return Failed, "", fmt.Sprintf("%s: %v", client.Name(), err)
+		return nil, nil, fmt.Errorf("%s: %v", r.client.Name(), err)
 	}
-	// The client also ends when its events cannot be recorded: nobody
-	// could follow or decide what it does.
-	cctx, endClient := context.WithCancel(ctx)
-	defer endClient()
-	cmd := exec.CommandContext(cctx, exe, c.Argv[1:]...)
+	cmd := exec.CommandContext(ctx, exe, c.Argv[1:]...)
 	cmd.Env, cmd.Dir = env, chat.Child.WorkingDir
 	if c.Stdin != "" {
 		cmd.Stdin = strings.NewReader(c.Stdin)
@@ -208,56 +241,60 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 	cmd.WaitDelay = killGrace + 2*time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return Failed, "", err.Error()
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return Failed, "", fmt.Sprintf("starting %s: %v", exe, err)
+		return nil, nil, fmt.Errorf("starting %s: %v", exe, err)
 	}
-	info.ClientPGID = cmd.Process.Pid
-	info.ClientStart, _ = procStart(cmd.Process.Pid)
-	chat.writeRunner(*info)
+	return cmd, stdout, nil
+}
 
-	norm := client.NewNormalizer()
-	var final string // the client's own complete event, held until it exits
-	started := false
-	sessionSaved := chat.Child.Session != ""
-	readErr := readLines(stdout, func(line []byte) error {
-		var evs []string
-		for _, ev := range norm.Line(line) {
-			if gjson.Get(ev, "type").Str == "complete" {
-				final = ev
-				continue
-			}
-			evs = append(evs, ev)
+// record appends the events of one line of the client's output to the
+// log (the complete event is held back: final), the first with the chat's
+// start, and keeps the client's session id once it says it. A log that
+// cannot take them ends the client.
+func (r *chatRun) record(norm Normalizer, line []byte) error {
+	var evs []Normalized
+	for _, ev := range norm.Line(line) {
+		if end, ok := ev.(*completeEvent); ok {
+			r.final = end
+			continue
 		}
-		if len(evs) == 0 {
-			return nil
-		}
-		if !started {
-			evs = startFirst(evs, chat, client.Name(), p.Text)
-			started = true
-		}
-		if sid := norm.Session(); !sessionSaved && sid != "" {
-			if _, err := s.update(chat.Child.ID, func(c *Child) error {
-				if c.Session == "" {
-					c.Session = sid
-				}
-				return nil
-			}); err == nil {
-				sessionSaved = true
-			}
-		}
-		if _, err := chat.Append(evs...); err != nil {
-			endClient()
-			return &logError{err}
-		}
-		return nil
-	})
-	waitErr := cmd.Wait()
-	info.killGroup(chat.ID) // leftovers: MCP servers, hooks
-	if !started {
-		chat.Append(startFirst(nil, chat, client.Name(), p.Text)...)
+		evs = append(evs, ev)
 	}
+	if len(evs) == 0 {
+		return nil
+	}
+	if !r.started {
+		evs = startFirst(evs, r.chat, r.client.Name(), r.prompt)
+		r.started = true
+	}
+	if sid := norm.Session(); !r.sessionSaved && sid != "" {
+		if _, err := r.s.update(r.chat.Child.ID, func(c *Child) error {
+			if c.Session == "" {
+				c.Session = sid
+			}
+			return nil
+		}); err == nil {
+			r.sessionSaved = true
+		}
+	}
+	lines, err := encodeEvents(evs)
+	if err == nil {
+		_, err = r.chat.Append(lines...)
+	}
+	if err != nil {
+		r.endClient()
+		return &logError{err}
+	}
+	return nil
+}
+
+// outcome is the chat's end: the client's own complete event, unless the
+// run was cancelled, its output could not be read or recorded, or it
+// failed without one.
+func (r *chatRun) outcome(ctx context.Context, readErr, waitErr error) (Status, string, string) {
+	name := r.client.Name()
 	switch {
 	case ctx.Err() != nil:
 		return Failed, "", "cancelled: the chat's process group was ended"
@@ -265,28 +302,29 @@ func (s *Store) runClient(ctx context.Context, chat *Chat, info *RunnerInfo, app
 		return Failed, "", "the chat's events could not be recorded, so the client was ended: " + readErr.Error()
 	case readErr != nil:
 		return Failed, "", "reading the client's output: " + readErr.Error()
-	case final != "":
-		j := gjson.Parse(final)
-		st := Status(j.Get("status").Str)
-		if waitErr != nil && st == Complete {
-			return Failed, j.Get("result").Str, fmt.Sprintf("%s exited with %v after reporting success", client.Name(), waitErr)
+	case r.final != nil:
+		if waitErr != nil && r.final.Status == Complete {
+			return Failed, r.final.Result, fmt.Sprintf("%s exited with %v after reporting success", name, waitErr)
 		}
-		return st, j.Get("result").Str, j.Get("error").Str
+		return r.final.Status, r.final.Result, r.final.Error
 	case waitErr != nil:
-		return Failed, "", fmt.Sprintf("%s exited with %v%s", client.Name(), waitErr, stderrTail(chat))
+		return Failed, "", fmt.Sprintf("%s exited with %v%s", name, waitErr, stderrTail(r.chat))
 	}
-	return Failed, "", client.Name() + " exited without a final result" + stderrTail(chat)
+	return Failed, "", name + " exited without a final result" + stderrTail(r.chat)
 }
 
 // startFirst makes sure a chat's log opens with a start event carrying the
 // chat id, the client and the prompt.
-func startFirst(evs []string, chat *Chat, client, prompt string) []string {
-	if len(evs) == 0 || gjson.Get(evs[0], "type").Str != "start" {
-		evs = append([]string{`{"type":"start"}`}, evs...)
+func startFirst(evs []Normalized, chat *Chat, client, prompt string) []Normalized {
+	var start *startEvent
+	if len(evs) > 0 {
+		start, _ = evs[0].(*startEvent)
 	}
-	evs[0], _ = sjson.Set(evs[0], "chat", chat.ID)
-	evs[0], _ = sjson.Set(evs[0], "client", client)
-	evs[0], _ = sjson.Set(evs[0], "prompt", prompt)
+	if start == nil {
+		start = &startEvent{Type: "start"}
+		evs = append([]Normalized{start}, evs...)
+	}
+	start.Chat, start.Client, start.Prompt = chat.ID, client, prompt
 	return evs
 }
 

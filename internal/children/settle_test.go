@@ -90,8 +90,8 @@ func settleDeadChat(t *testing.T, name string) {
 	if completes != 1 {
 		t.Errorf("%s: %d complete events after %d readers found the runner dead, want exactly 1", name, completes, readers)
 	}
-	if got, _ := q.Get(ask.ID); got.Status != approvals.Denied || !strings.Contains(got.Message, "died") {
-		t.Errorf("%s: the dead chat's pending approval is %s (%q), want denied saying why", name, got.Status, got.Message)
+	if got, _ := q.Get(ask.ID); got.Status != approvals.Denied || !strings.Contains(got.Reason, "died") {
+		t.Errorf("%s: the dead chat's pending approval is %s (%q), want denied saying why", name, got.Status, got.Reason)
 	}
 	if got, _ := q.Get(question.ID); got.Status != approvals.Pending {
 		t.Errorf("%s: the chat's parked question is %s, want still pending (its answer goes to the next chat)", name, got.Status)

@@ -20,7 +20,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 const (
@@ -211,7 +210,7 @@ func (s *Store) Create(c Child) (Child, error) {
 		if err := os.Mkdir(s.childDir(c.ID), 0o700); err != nil {
 			return err
 		}
-		return writeFile(filepath.Join(s.childDir(c.ID), childFile), encodeChild(c))
+		return writeRecord(filepath.Join(s.childDir(c.ID), childFile), "child record", c.record())
 	})
 	if err != nil {
 		return Child{}, err
@@ -350,42 +349,54 @@ func (s *Store) update(id string, fn func(*Child) error) (Child, error) {
 			return err
 		}
 		out = c
-		return writeFile(path, encodeChild(c))
+		return writeRecord(path, "child record", c.record())
 	})
 	return out, err
 }
 
-func encodeChild(c Child) []byte {
-	out := `{}`
-	out, _ = sjson.Set(out, "id", c.ID)
-	out, _ = sjson.Set(out, "name", c.Name)
-	out, _ = sjson.Set(out, "client", c.Client)
-	out, _ = sjson.Set(out, "working_dir", c.WorkingDir)
-	out, _ = sjson.Set(out, "model", c.Model)
-	out, _ = sjson.Set(out, "mcp_config", c.MCPConfig)
-	out, _ = sjson.Set(out, "approve", c.Approve)
-	out, _ = sjson.Set(out, "human_tools", c.HumanTools)
-	out, _ = sjson.Set(out, "approvals", !c.Unsupervised)
-	env := `{}`
-	for k, v := range c.Env {
-		env, _ = sjson.Set(env, pathKey(k), v)
-	}
-	out, _ = sjson.SetRaw(out, "env", env)
-	out, _ = sjson.Set(out, "session", c.Session)
-	out, _ = sjson.Set(out, "chats", c.Chats)
-	out, _ = sjson.Set(out, "created", c.Created.UTC().Format(timeFmt))
-	return []byte(out + "\n")
+// childHead and childTail are a child's members as stored and shown, in
+// this order; the record (childRecord) has env between them, a summary
+// (Summary) has env's names and the latest chat after them.
+type childHead struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Client     string `json:"client"`
+	WorkingDir string `json:"working_dir"`
+	Model      string `json:"model"`
+	MCPConfig  string `json:"mcp_config"`
+	Approve    string `json:"approve"`
+	HumanTools string `json:"human_tools"`
+	Approvals  bool   `json:"approvals"`
 }
 
-// pathKey makes k one literal sjson path element: gjson.Escape, and a
-// leading ':' escaped too (gjson.Escape keeps it; sjson reads it as "an
-// object key, not an index" and drops it).
-func pathKey(k string) string {
-	e := gjson.Escape(k)
-	if strings.HasPrefix(e, ":") {
-		e = `\` + e
+type childTail struct {
+	Session string `json:"session"`
+	Chats   int    `json:"chats"`
+	Created string `json:"created"`
+}
+
+// childRecord is a child as stored (child.json).
+type childRecord struct {
+	childHead
+	Env map[string]string `json:"env"`
+	childTail
+}
+
+func (c Child) head() childHead {
+	return childHead{ID: c.ID, Name: c.Name, Client: c.Client, WorkingDir: c.WorkingDir, Model: c.Model,
+		MCPConfig: c.MCPConfig, Approve: c.Approve, HumanTools: c.HumanTools, Approvals: !c.Unsupervised}
+}
+
+func (c Child) tail() childTail {
+	return childTail{Session: c.Session, Chats: c.Chats, Created: c.Created.UTC().Format(timeFmt)}
+}
+
+func (c Child) record() childRecord {
+	env := c.Env
+	if env == nil {
+		env = map[string]string{}
 	}
-	return e
+	return childRecord{c.head(), env, c.tail()}
 }
 
 func readChild(path string) (Child, error) {
@@ -416,35 +427,19 @@ func readChild(path string) (Child, error) {
 	return c, nil
 }
 
-// JSON is the child as shown to a parent or a person.
-func (c Child) JSON() string {
-	return strings.TrimSpace(string(encodeChild(c)))
+// writeFile replaces path whole, synced, 0600 (privfs.WriteFile); what
+// names it in errors.
+func writeFile(path, what string, data []byte) error {
+	return privfs.WriteFile(path, what, data, privfs.WriteOptions{Sync: true})
 }
 
-// writeFile replaces path atomically (temp file, fsync, rename), 0600.
-func writeFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+// writeRecord writes v as a one-line JSON record (writeFile).
+func writeRecord(path, what string, v any) error {
+	b, err := rawjson.Marshal(v)
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding %s %s: %w", what, path, err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeFile(path, what, append(b, '\n'))
 }
 
 // ChatID names one chat of one child: "<child id>-<n>". It is the

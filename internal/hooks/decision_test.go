@@ -10,7 +10,7 @@ import (
 // TestDecisionReplies pins every client's answer to a supervisor's decision
 // on a real (Cursor: documented) pre-tool payload.
 func TestDecisionReplies(t *testing.T) {
-	upd := []byte(`{"step":"one","x":1}`)
+	upd := `{"step":"one","x":1}`
 	cases := []struct {
 		file                     string
 		deny, allow, allowUpdate string // "" means print nothing
@@ -90,7 +90,7 @@ func TestDecisionReplyDetails(t *testing.T) {
 	}
 	// A reason with quotes and newlines is escaped, and new input is never
 	// sent with a deny.
-	got, _ = ev.Client.DecisionReply(ev, Decision{Reason: "a \"b\"\nc", UpdatedInput: []byte(`{"x":1}`)})
+	got, _ = ev.Client.DecisionReply(ev, Decision{Reason: "a \"b\"\nc", UpdatedInput: `{"x":1}`})
 	if !gjson.ValidBytes(got) || gjson.GetBytes(got, "hookSpecificOutput.permissionDecisionReason").Str != "a \"b\"\nc" ||
 		gjson.GetBytes(got, "hookSpecificOutput.updatedInput").Exists() {
 		t.Errorf("deny reply %s", got)
@@ -117,7 +117,7 @@ func TestDecisionReplyDetails(t *testing.T) {
 	if got, err := cur.Client.DecisionReply(cur, Decision{Allow: true}); err != nil || string(got) != `{"permission":"allow"}` {
 		t.Errorf("beforeMCPExecution allow: %s %v", got, err)
 	}
-	if _, err := cur.Client.DecisionReply(cur, Decision{Allow: true, UpdatedInput: []byte(`{}`)}); !errors.Is(err, ErrCannotRewrite) {
+	if _, err := cur.Client.DecisionReply(cur, Decision{Allow: true, UpdatedInput: `{}`}); !errors.Is(err, ErrCannotRewrite) {
 		t.Errorf("beforeMCPExecution allow with input: %v, want ErrCannotRewrite", err)
 	}
 }

@@ -48,13 +48,13 @@ func TestDenyUnread(t *testing.T) {
 // TestPermitReply: exactly the JSON Claude Code's permission-prompt tool
 // must answer, nothing appended.
 func TestPermitReply(t *testing.T) {
-	in := []byte(`{"cmd":"ls"}`)
+	in := `{"cmd":"ls"}`
 	for _, c := range []struct {
 		d    Decision
 		want string
 	}{
 		{Decision{Allow: true}, `{"behavior":"allow","updatedInput":{"cmd":"ls"}}`},
-		{Decision{Allow: true, Reason: "ok", UpdatedInput: []byte(`{"cmd":"pwd"}`)}, `{"behavior":"allow","updatedInput":{"cmd":"pwd"}}`},
+		{Decision{Allow: true, Reason: "ok", UpdatedInput: `{"cmd":"pwd"}`}, `{"behavior":"allow","updatedInput":{"cmd":"pwd"}}`},
 		{Decision{Reason: "not \"that\"\n"}, `{"behavior":"deny","message":"not \"that\"\n"}`},
 		{Decision{}, `{"behavior":"deny","message":"denied by the supervisor"}`},
 	} {

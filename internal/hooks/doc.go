@@ -25,7 +25,8 @@
 //     and Parse, which bounds a payload and detects its client.
 //   - mcp.go reads and redacts an MCP tool result in the shapes the clients
 //     pass it on; json.go builds replies from raw JSON.
-//   - decision.go is a supervisor's Decision on a pre-tool call; deny.go the
+//   - decision.go is the Decision on a pre-tool call, from the supervisor
+//     or rule that makes it to the reply that renders it; deny.go the
 //     deny of a payload that could not be read (the approve hook).
 //   - permit.go is Claude Code's --permission-prompt-tool (PermitClient):
 //     its session variable and the reply the MCP permit tool gives.

@@ -20,12 +20,12 @@ const PermitSessionEnv = "CLAUDE_CODE_SESSION_ID"
 // or {"behavior":"deny","message":"…"}; anything appended breaks it. Claude
 // Code runs an allowed call with updatedInput, so an allow without new
 // input sends input, the call's own arguments (compact JSON).
-func PermitReply(d Decision, input []byte) []byte {
+func PermitReply(d Decision, input string) []byte {
 	if !d.Allow {
 		b, _ := reply(field{"behavior", "deny"}, field{"message", d.denyReason()})
 		return b
 	}
-	if len(d.UpdatedInput) > 0 {
+	if d.UpdatedInput != "" {
 		input = d.UpdatedInput
 	}
 	b, _ := reply(field{"behavior", "allow"}, field{"updatedInput", rawJSON(input)})

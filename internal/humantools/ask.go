@@ -2,6 +2,7 @@ package humantools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
-	"github.com/tidwall/sjson"
 )
 
 // DefaultParkTTL is how long a parked question waits for its answer.
@@ -180,16 +180,24 @@ type Served struct {
 	Asker *Asker
 }
 
-// Tools are the declared tools as MCP tool objects.
-func (s *Served) Tools() []string {
+// toolObject is a declared tool as an MCP tool object.
+type toolObject struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// Tools are the declared tools as MCP tool objects, raw JSON.
+func (s *Served) Tools() ([]string, error) {
 	out := make([]string, 0, len(s.Decl))
 	for _, t := range s.Decl {
-		obj, _ := sjson.Set(`{}`, "name", t.Name)
-		obj, _ = sjson.Set(obj, "description", t.Description)
-		obj, _ = sjson.SetRaw(obj, "inputSchema", rawjson.OneLine(t.InputSchema))
-		out = append(out, obj)
+		b, err := rawjson.Marshal(toolObject{t.Name, t.Description, json.RawMessage(t.InputSchema)})
+		if err != nil {
+			return nil, fmt.Errorf("human tool %s: %w", t.Name, err)
+		}
+		out = append(out, string(b))
 	}
-	return out
+	return out, nil
 }
 
 // Has reports whether name is a declared tool.

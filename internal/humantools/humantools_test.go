@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
@@ -97,7 +98,7 @@ func TestHoldReturnsTheAnswer(t *testing.T) {
 	if text, _, _ := Deliver(q, "s1", "", "test"); text != "" {
 		t.Fatalf("a held answer was delivered again: %q", text)
 	}
-	if _, err := q.Decide(r.ID, approvals.Decision{Allow: true, By: "x"}); !errors.Is(err, approvals.ErrNeedsAnswer) {
+	if _, err := q.Decide(r.ID, hooks.Decision{Allow: true, By: "x"}); !errors.Is(err, approvals.ErrNeedsAnswer) {
 		t.Fatalf("allow on a question: %v", err)
 	}
 }

@@ -2,8 +2,8 @@ package inbox
 
 import (
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // The children's side of the page: each child with its latest chats, and a
@@ -103,7 +103,7 @@ func chatSummary(chat *children.Chat, viewer *children.Viewer, waiting int) chat
 
 // maskText is text with the children's stand-ins (the viewer works on JSON).
 func maskText(v *children.Viewer, text string) string {
-	raw, _ := sjson.Set(`{}`, "t", text)
+	raw := string(rawjson.AppendString([]byte(`{"t":`), text)) + "}"
 	return gjson.Get(v.JSON(raw), "t").Str
 }
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // A notification says that something waits and where to answer it: the
@@ -185,7 +185,7 @@ func (n *notifier) noteOf(r approvals.Request, kids *children.Store) note {
 	if r.IsInput() {
 		x.Kind = "question"
 	}
-	raw, _ := sjson.Set(`{}`, "tool", r.Tool)
+	raw := string(rawjson.AppendString([]byte(`{"tool":`), r.Tool)) + "}"
 	masked := approvals.LoadSecrets(state.New(n.stateDir), r.Session, "").Mask(raw)
 	x.Tool = cut(vis(gjson.Get(masked, "tool").Str), 80)
 	if id, _, err := children.ParseChatID(r.Chat); err == nil {

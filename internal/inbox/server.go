@@ -17,6 +17,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -280,7 +281,7 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("%w: want id (a string) and allow (true or false)", errBadRequest))
 		return
 	}
-	d := approvals.Decision{Allow: allow.Bool(), Message: a.Get("message").Str, By: s.by}
+	d := hooks.Decision{Allow: allow.Bool(), Reason: a.Get("message").Str, By: s.by}
 	if u := a.Get("updated_input"); u.Exists() && u.Type != gjson.Null && strings.TrimSpace(u.Str) != "" {
 		if u.Type != gjson.String || !gjson.Valid(u.Str) || !gjson.Parse(u.Str).IsObject() {
 			fail(w, fmt.Errorf("%w: the edited input is not a JSON object", errBadRequest))

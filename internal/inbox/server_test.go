@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 )
 
@@ -251,7 +252,7 @@ func TestDecideAndAnswer(t *testing.T) {
 		t.Fatalf("deny: %d %v", code, m)
 	}
 	got, _ := q.Get(a.ID)
-	if got.Status != approvals.Denied || got.Message != "needs a reviewer" || !strings.HasPrefix(got.DecidedBy, "inbox (uid ") ||
+	if got.Status != approvals.Denied || got.Reason != "needs a reviewer" || !strings.HasPrefix(got.DecidedBy, "inbox (uid ") ||
 		!strings.Contains(got.DecidedBy, fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Fatalf("record after the deny: %+v", got)
 	}
@@ -279,8 +280,8 @@ func TestDecideAndAnswer(t *testing.T) {
 	if code, m := post("/api/decide", fmt.Sprintf(`{"id":%q,"allow":true,"updated_input":"{\n  \"a\": 2\n}"}`, b.ID)); code != 200 || m["status"] != "allowed" {
 		t.Fatalf("allow with new input: %d %v", code, m)
 	}
-	if got, _ := q.Get(b.ID); got.Updated != `{"a":2}` {
-		t.Errorf("updated input %q", got.Updated)
+	if got, _ := q.Get(b.ID); got.UpdatedInput != `{"a":2}` {
+		t.Errorf("updated input %q", got.UpdatedInput)
 	}
 
 	ask := enqueue(t, q, approvals.Request{Kind: approvals.KindInput, Mode: approvals.ModePark, Tool: "request_access", Input: `{"what":"db"}`})
@@ -322,7 +323,7 @@ func TestPageShowsStandInsAndEscapes(t *testing.T) {
 		Input:       js(map[string]any{"question": "which repo?\nsay " + tok, "extra": evil}),
 		InputSchema: `{"type":"object","properties":{"question":{"type":"string","title":"Question","description":"what to ask \u202e"},"urgency":{"type":"string"}},"required":["question"]}`})
 	done := enqueue(t, q, approvals.Request{Client: "codex", Session: "s1", Tool: "t", Input: js(map[string]any{"v": tok})})
-	if _, err := q.Decide(done.ID, approvals.Decision{Message: "no " + tok + evil, By: "test"}); err != nil {
+	if _, err := q.Decide(done.ID, hooks.Decision{Reason: "no " + tok + evil, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -436,9 +437,9 @@ func TestHistoryPagesAndSearch(t *testing.T) {
 	var ids []string
 	for i := range 40 {
 		r := enqueue(t, q, approvals.Request{Client: "codex", Tool: fmt.Sprintf("tool_%02d", i), Input: `{}`})
-		d := approvals.Decision{Allow: i%2 == 0, By: "test", Message: fmt.Sprintf("reason %02d", i)}
+		d := hooks.Decision{Allow: i%2 == 0, By: "test", Reason: fmt.Sprintf("reason %02d", i)}
 		if i == 3 {
-			d.Message = "the needle"
+			d.Reason = "the needle"
 		}
 		if _, err := q.Decide(r.ID, d); err != nil {
 			t.Fatal(err)
@@ -563,7 +564,7 @@ func TestStreamSendsNewRequests(t *testing.T) {
 	if took > time.Second {
 		t.Errorf("a queued request took %s to reach the stream", took)
 	}
-	if _, err := q.Decide(a.ID, approvals.Decision{Allow: true, By: "test"}); err != nil {
+	if _, err := q.Decide(a.ID, hooks.Decision{Allow: true, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := next("pending"); strings.Contains(got, a.ID) {

@@ -122,12 +122,12 @@ func (s *Server) item(r approvals.Request, names map[string]string, now time.Tim
 	it := item{
 		ID: r.ID, Kind: "approval", Status: status(r, now), Client: vis(r.Client), Session: vis(r.Session),
 		Origin: vis(r.Origin), Chat: vis(r.Chat), Child: names[r.Chat], Tool: vis(r.Tool),
-		Created: ms(r.Created), Deadline: ms(r.Deadline), Message: visText(r.Message), DecidedBy: vis(r.DecidedBy),
+		Created: ms(r.Created), Deadline: ms(r.Deadline), Message: visText(r.Reason), DecidedBy: vis(r.DecidedBy),
 		DecidedAt: ms(r.DecidedAt), Delivered: vis(r.DeliveredTo),
 	}
 	it.Input, it.InputCut = shown(prettyJSON(r.Input), cutAt)
-	if r.Updated != "" {
-		it.Updated = prettyJSON(r.Updated)
+	if r.UpdatedInput != "" {
+		it.Updated = prettyJSON(r.UpdatedInput)
 	}
 	if r.IsInput() {
 		it.Kind, it.Mode, it.Answer = "question", r.Mode, visText(r.Answer)

@@ -40,7 +40,7 @@ func ChildTools(q *approvals.Store, o ChildOptions) []Tool {
 	}
 	return []Tool{{
 		Name: "permit",
-		Description: "Permission prompt for Claude Code (--permission-prompt-tool mcp__<server>__permit): " +
+		Description: "Permission prompt for " + hooks.PermitClient.Display + " (--permission-prompt-tool mcp__<server>__permit): " +
 			"queues the tool call for a supervisor and answers with its decision.",
 		InputSchema: `{"type":"object","properties":{"tool_name":{"type":"string"},"input":{"type":"object"},"tool_use_id":{"type":"string"}},"required":["tool_name","input"]}`,
 		Call: func(ctx context.Context, args gjson.Result) (Result, error) {
@@ -75,20 +75,21 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 	if id := args.Get("tool_use_id").Str; id != "" {
 		origin += " tool_use_id " + id
 	}
-	a, err := q.Ask(ctx, approvals.Policy{Match: o.Match, Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow},
-		approvals.Call{Client: hooks.PermitClient.Name, Session: session, Tool: name.Str, Input: raw, Origin: origin,
-			Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str, Tokens: o.Tokens, Key: o.Key})
+	p := approvals.Policy{Match: o.Match, Timeout: o.Timeout, OnTimeoutAllow: o.OnTimeoutAllow}
+	if !p.Decides(name.Str) {
+		return string(hooks.PermitReply(hooks.Decision{Allow: true}, raw))
+	}
+	d, err := q.Ask(ctx, p, approvals.Call{Client: hooks.PermitClient.Name, Session: session, Tool: name.Str, Input: raw, Origin: origin,
+		Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str, Tokens: o.Tokens, Key: o.Key})
 	if err != nil {
 		return deny("interceptor permit failed, so the call is denied: " + err.Error())
 	}
-	if a.Pass {
-		a.Allow = true // not ours to ask about: Claude Code asked only because nothing allowed it
-	}
-	return string(hooks.PermitReply(hooks.Decision{Allow: a.Allow, Reason: a.Message, UpdatedInput: []byte(rawjson.OneLine(a.UpdatedInput))}, []byte(raw)))
+	d.UpdatedInput = rawjson.OneLine(d.UpdatedInput)
+	return string(hooks.PermitReply(d, raw))
 }
 
 func deny(message string) string {
-	return string(hooks.PermitReply(hooks.Decision{Reason: message}, nil))
+	return string(hooks.PermitReply(hooks.Decision{Reason: message}, ""))
 }
 
 // SupervisorTools are the tools of `interceptor mcp --role supervisor`:
@@ -128,7 +129,7 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 			Description: "Decide a pending request: allow (true) or deny (false), with an optional message the " +
 				"child's model reads and, on allow, optional updated_input (the complete arguments to run with). " +
 				"A request of kind input (a human tool's question) takes answer (text) instead of allow.",
-			InputSchema: `{"type":"object","properties":{"id":{"type":"string"},"allow":{"type":"boolean"},"message":{"type":"string"},"updated_input":{"type":"object"},"answer":{"type":"string"}},"required":["id"]}`,
+			InputSchema: `{"type":"object","properties":{` + respondProperties + `},"required":["id"]}`,
 			Call: func(ctx context.Context, args gjson.Result) (Result, error) {
 				id, allow := args.Get("id"), args.Get("allow")
 				if id.Type != gjson.String {
@@ -140,7 +141,7 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 				if allow.Type != gjson.True && allow.Type != gjson.False {
 					return Result{}, errors.New("allow must be true or false")
 				}
-				d := approvals.Decision{Allow: allow.Bool(), Message: args.Get("message").Str, By: by}
+				d := hooks.Decision{Allow: allow.Bool(), Reason: args.Get("message").Str, By: by}
 				switch u := args.Get("updated_input"); {
 				case u.IsObject():
 					d.UpdatedInput = u.Raw
@@ -178,6 +179,41 @@ func SupervisorTools(q *approvals.Store, by string) []Tool {
 		},
 	}
 }
+
+// respondAnswer is the supervisor's respond(id, answer) on a human tool's
+// question.
+func respondAnswer(q *approvals.Store, id string, answer gjson.Result, by string) (Result, error) {
+	if answer.Type != gjson.String || strings.TrimSpace(answer.Str) == "" {
+		return Result{}, errors.New("answer must be a non-empty string")
+	}
+	r, err := q.AnswerInput(id, answer.Str, by)
+	return responded(r, err, "answer")
+}
+
+// responded is respond's result: the request's id and new status, or the
+// error, saying that a second response was not applied.
+func responded(r approvals.Request, err error, what string) (Result, error) {
+	if err != nil {
+		if errors.Is(err, approvals.ErrDecided) {
+			return Result{}, fmt.Errorf("%v; this %s was not applied", err, what)
+		}
+		return Result{}, err
+	}
+	return resultOf(responseResult{ID: r.ID, Status: r.Status})
+}
+
+// responseResult is respond's result. Type and ApprovalID are the
+// reference design's (WithChildren).
+type responseResult struct {
+	ID         string           `json:"id"`
+	Status     approvals.Status `json:"status"`
+	Type       string           `json:"type,omitempty"`
+	ApprovalID string           `json:"approval_id,omitempty"`
+}
+
+// respondProperties are respond's arguments (its input schema's
+// properties).
+const respondProperties = `"id":{"type":"string"},"allow":{"type":"boolean"},"message":{"type":"string"},"updated_input":{"type":"object"},"answer":{"type":"string"}`
 
 func listJSON(key string, rs []approvals.Request) string {
 	var b strings.Builder

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,8 +10,8 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // maxWait bounds a long poll.
@@ -36,46 +37,80 @@ func WithChildren(tools []Tool, cs *children.Store, q *approvals.Store) []Tool {
 func referenceRespond(t Tool) Tool {
 	inner := t.Call
 	t.Description += " Also accepts approval_id and approve (the names of the child-session tools)."
-	// respond's own schema, and the two names; id is no longer required.
-	schema := t.InputSchema
-	schema, _ = sjson.SetRaw(schema, "properties.approval_id", `{"type":"string"}`)
-	schema, _ = sjson.SetRaw(schema, "properties.approve", `{"type":"boolean"}`)
-	schema, _ = sjson.Delete(schema, "required")
-	t.InputSchema = schema
+	// respond's own arguments, and the two names; id is no longer required.
+	t.InputSchema = `{"type":"object","properties":{` + respondProperties + `,"approval_id":{"type":"string"},"approve":{"type":"boolean"}}}`
 	t.Call = func(ctx context.Context, args gjson.Result) (Result, error) {
-		raw := args.Raw
-		if raw == "" || !args.IsObject() {
-			raw = `{}`
+		args, err := withAliases(args, map[string]string{"approval_id": "id", "approve": "allow"})
+		if err != nil {
+			return Result{}, err
 		}
-		if id := args.Get("approval_id"); id.Exists() && !args.Get("id").Exists() {
-			raw, _ = sjson.SetRaw(raw, "id", id.Raw)
-		}
-		if ok := args.Get("approve"); ok.Exists() && !args.Get("allow").Exists() {
-			raw, _ = sjson.SetRaw(raw, "allow", ok.Raw)
-		}
-		res, err := inner(ctx, gjson.Parse(raw))
+		res, err := inner(ctx, args)
 		if err != nil || res.IsError {
 			return res, err
 		}
-		text, _ := sjson.Set(res.Text, "type", "ok")
-		text, _ = sjson.Set(text, "approval_id", gjson.Get(res.Text, "id").Str)
-		return Result{Text: text}, nil
+		var r responseResult
+		if err := json.Unmarshal([]byte(res.Text), &r); err != nil {
+			return Result{}, fmt.Errorf("respond's result: %w", err)
+		}
+		r.Type, r.ApprovalID = "ok", r.ID
+		return resultOf(r)
 	}
 	return t
 }
 
+// withAliases is args (an object; anything else reads as {}) with each
+// alias's value under its name too, where the name is not given itself.
+func withAliases(args gjson.Result, aliases map[string]string) (gjson.Result, error) {
+	m := map[string]json.RawMessage{}
+	if args.IsObject() {
+		if err := json.Unmarshal([]byte(args.Raw), &m); err != nil {
+			return gjson.Result{}, fmt.Errorf("arguments: %w", err)
+		}
+	}
+	for alias, name := range aliases {
+		if v, ok := m[alias]; ok {
+			if _, given := m[name]; !given {
+				m[name] = v
+			}
+		}
+	}
+	b, err := rawjson.Marshal(m)
+	if err != nil {
+		return gjson.Result{}, fmt.Errorf("arguments: %w", err)
+	}
+	return gjson.ParseBytes(b), nil
+}
+
 // createSchema is create's input schema; the client enum lists the
-// registered drivers.
+// clients that can run as children.
 func createSchema() string {
-	s := `{"type":"object","properties":{"name":{"type":"string"},"client":{"type":"string"},"working_dir":{"type":"string"},"model":{"type":"string"},"loopback_enabled":{"type":"boolean"},"mcp_config":{"type":["object","string"]},"approve":{"type":"string"},"human_tools":{"type":"string"},"approvals":{"type":"boolean"},"env":{"type":"object","additionalProperties":{"type":"string"}}},"required":["name"]}`
-	s, _ = sjson.Set(s, "properties.client.enum", children.ClientNames())
-	return s
+	enum := []byte{'['}
+	for i, name := range children.ClientNames() {
+		if i > 0 {
+			enum = append(enum, ',')
+		}
+		enum = rawjson.AppendString(enum, name)
+	}
+	return `{"type":"object","properties":{"name":{"type":"string"},"client":{"type":"string","enum":` + string(enum) + `]},"working_dir":{"type":"string"},"model":{"type":"string"},"loopback_enabled":{"type":"boolean"},"mcp_config":{"type":["object","string"]},"approve":{"type":"string"},"human_tools":{"type":"string"},"approvals":{"type":"boolean"},"env":{"type":"object","additionalProperties":{"type":"string"}}},"required":["name"]}`
+}
+
+// childResult is a child tool's result as the reference design shapes
+// it: its type (created, started, ok, error) and what the tool says.
+type childResult struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Client    string          `json:"client,omitempty"`
+	SessionID string          `json:"session_id,omitempty"`
+	Status    children.Status `json:"status,omitempty"`
+	Message   string          `json:"message,omitempty"`
 }
 
 // childError is a failed tool call as the reference design shapes it.
 func childError(err error) (Result, error) {
-	s, _ := sjson.Set(`{"type":"error"}`, "message", err.Error())
-	return Result{Text: s, IsError: true}, nil
+	res, rerr := resultOf(childResult{Type: "error", Message: err.Error()})
+	res.IsError = true
+	return res, rerr
 }
 
 func childrenTools(cs *children.Store, q *approvals.Store) []Tool {
@@ -142,10 +177,7 @@ func createTool(cs *children.Store) Tool {
 			if c, err = cs.Create(c); err != nil {
 				return childError(err)
 			}
-			out, _ := sjson.Set(`{"type":"created"}`, "id", c.ID)
-			out, _ = sjson.Set(out, "name", c.Name)
-			out, _ = sjson.Set(out, "client", c.Client)
-			return Result{Text: out}, nil
+			return resultOf(childResult{Type: "created", ID: c.ID, Name: c.Name, Client: c.Client})
 		},
 	}
 }
@@ -218,8 +250,7 @@ func chatTool(cs *children.Store) Tool {
 			if err != nil {
 				return childError(err)
 			}
-			out, _ := sjson.Set(`{"type":"started"}`, "session_id", chat.ID)
-			return Result{Text: out}, nil
+			return resultOf(childResult{Type: "started", SessionID: chat.ID})
 		},
 	}
 }
@@ -272,9 +303,7 @@ func cancelTool(cs *children.Store) Tool {
 			if err != nil {
 				return childError(err)
 			}
-			out, _ := sjson.Set(`{"type":"ok"}`, "session_id", id)
-			out, _ = sjson.Set(out, "status", string(st))
-			return Result{Text: out}, nil
+			return resultOf(childResult{Type: "ok", SessionID: id, Status: st})
 		},
 	}
 }

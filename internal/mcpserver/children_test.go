@@ -76,8 +76,8 @@ func TestSupervisorChildTools(t *testing.T) {
 		t.Fatalf("respond with approval_id/approve: %s", res.Raw)
 	}
 	got, _ := q.Get(r.ID)
-	if got.Status != approvals.Denied || got.Message != "no" {
-		t.Errorf("the queue holds %s %q", got.Status, got.Message)
+	if got.Status != approvals.Denied || got.Reason != "no" {
+		t.Errorf("the queue holds %s %q", got.Status, got.Reason)
 	}
 	r2, _ := q.Enqueue(approvals.Request{Client: "codex", Tool: "x", Input: `{}`, Deadline: time.Now().Add(time.Minute)})
 	if res, isErr := callTool(t, tools, "respond", `{"id":"`+r2.ID+`","allow":true}`); isErr || res.Get("status").Str != "allowed" {
@@ -107,7 +107,7 @@ func TestPermitMatchAndChat(t *testing.T) {
 	if err != nil || len(rs) != 1 || rs[0].Chat != o.Chat || rs[0].ToolUseID != "toolu_7" {
 		t.Fatalf("queued: %+v %v", rs, err)
 	}
-	q.Decide(rs[0].ID, approvals.Decision{Message: "no", By: "test"})
+	q.Decide(rs[0].ID, hooks.Decision{Reason: "no", By: "test"})
 	if got := <-done; gjson.Get(got, "behavior").Str != "deny" || gjson.Get(got, "message").Str != "no" {
 		t.Errorf("a matched, denied tool: %s", got)
 	}

@@ -2,15 +2,10 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 
-	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // HumanTools serves declared human tools (interceptor mcp --human-tools):
@@ -34,28 +29,4 @@ func HumanTools(decl []humantools.Tool, a *humantools.Asker) []Tool {
 		})
 	}
 	return out
-}
-
-// respondAnswer is the supervisor's respond(id, answer) on a human tool's
-// question.
-func respondAnswer(q *approvals.Store, id string, answer gjson.Result, by string) (Result, error) {
-	if answer.Type != gjson.String || strings.TrimSpace(answer.Str) == "" {
-		return Result{}, errors.New("answer must be a non-empty string")
-	}
-	r, err := q.AnswerInput(id, answer.Str, by)
-	return responded(r, err, "answer")
-}
-
-// responded is respond's result: the request's id and new status, or the
-// error, saying that a second response was not applied.
-func responded(r approvals.Request, err error, what string) (Result, error) {
-	if err != nil {
-		if errors.Is(err, approvals.ErrDecided) {
-			return Result{}, fmt.Errorf("%v; this %s was not applied", err, what)
-		}
-		return Result{}, err
-	}
-	out, _ := sjson.Set(`{}`, "id", r.ID)
-	out, _ = sjson.Set(out, "status", string(r.Status))
-	return Result{Text: out}, nil
 }

@@ -1,11 +1,11 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Revision 2026-07-28 (SEP-2575) has no initialize: each request names its
@@ -59,47 +59,69 @@ func (s *Server) eraOf(id string, params gjson.Result) (e era, ok bool) {
 	case slices.Contains(Versions, v.Str):
 		return era{}, true // a legacy revision: initialize chose it
 	}
-	data, _ := sjson.Set(`{}`, "supported", Versions)
-	data, _ = sjson.Set(data, "requested", v.Str)
-	e2, _ := sjson.Set(`{}`, "code", codeUnsupportedVersion)
-	e2, _ = sjson.Set(e2, "message", fmt.Sprintf("unsupported protocol version %q", v.Str))
-	e2, _ = sjson.SetRaw(e2, "data", data)
-	s.write(`{"jsonrpc":"2.0","id":` + id + `,"error":` + e2 + `}`)
+	s.write(message{ID: json.RawMessage(id), Error: &rpcError{Code: codeUnsupportedVersion,
+		Message: fmt.Sprintf("unsupported protocol version %q", v.Str),
+		Data:    versionsData{Supported: Versions, Requested: v.Str}}})
 	return era{}, false
 }
 
-// reply writes result (a JSON object) as the answer to id: at 2026-07-28
-// with resultType and the server's identity in _meta, which that revision
-// asks of every result.
-func (s *Server) reply(id string, e era, result string) {
+// versionsData is an unsupported revision's error data.
+type versionsData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
+}
+
+// modern holds what a result adds at 2026-07-28: every result says what it
+// is (resultType) and the server's identity (_meta), a list how long it may
+// be cached and by whom. Each result type embeds it; at a legacy revision
+// it stays empty, and out of the result.
+type modern struct {
+	TTLMs      *int           `json:"ttlMs,omitempty"`
+	CacheScope string         `json:"cacheScope,omitempty"`
+	ResultType string         `json:"resultType,omitempty"`
+	Meta       map[string]any `json:"_meta,omitempty"`
+}
+
+func (m *modern) modernPart() *modern { return m }
+
+// result is any of this server's results.
+type result interface{ modernPart() *modern }
+
+// reply writes result as the answer to id: at 2026-07-28 with resultType
+// and the server's identity in _meta, which that revision asks of every
+// result.
+func (s *Server) reply(id string, e era, res result) {
 	if e.modern {
-		result = s.complete(result)
+		m := res.modernPart()
+		m.ResultType = "complete"
+		if m.Meta == nil {
+			m.Meta = map[string]any{}
+		}
+		m.Meta[metaServerInfo] = serverInfo{s.Name, s.Version}
 	}
-	s.replyResult(id, result)
+	s.replyResult(id, res)
 }
 
-// complete is result with resultType "complete" and _meta's serverInfo.
-func (s *Server) complete(result string) string {
-	result, _ = sjson.Set(result, "resultType", "complete")
-	info, _ := sjson.Set(`{}`, "name", s.Name)
-	info, _ = sjson.Set(info, "version", s.Version)
-	result, _ = sjson.SetRaw(result, "_meta."+gjson.Escape(metaServerInfo), info)
-	return result
-}
-
-// cacheable is a list result at 2026-07-28, which must say how long it may
-// be cached and by whom: not at all (a stdio server answers a list at
-// once), and only by this user's client (a child's human tools are its
+// cacheable makes m a list result at 2026-07-28, which must say how long
+// it may be cached and by whom: not at all (a stdio server answers a list
+// at once), and only by this user's client (a child's human tools are its
 // own).
-func cacheable(result string) string {
-	result, _ = sjson.Set(result, "ttlMs", 0)
-	result, _ = sjson.Set(result, "cacheScope", "private")
-	return result
+func (m *modern) cacheable() {
+	zero := 0
+	m.TTLMs, m.CacheScope = &zero, "private"
 }
 
 // capabilities is what the server offers: tools, whose list never changes
 // while it runs.
 const capabilities = `{"tools":{"listChanged":false}}`
+
+// discoverResult is server/discover's result.
+type discoverResult struct {
+	SupportedVersions []string        `json:"supportedVersions"`
+	Capabilities      json.RawMessage `json:"capabilities"`
+	Instructions      string          `json:"instructions,omitempty"`
+	modern
+}
 
 // discover answers server/discover: the revisions, capabilities and
 // instructions, in place of initialize.
@@ -108,22 +130,16 @@ func (s *Server) discover(id string, e era) {
 		s.replyError(id, codeInvalidParams, "invalid params: server/discover needs _meta "+metaVersion+" (2026-07-28 or later)")
 		return
 	}
-	res := `{}`
-	res, _ = sjson.Set(res, "supportedVersions", Versions)
-	res, _ = sjson.SetRaw(res, "capabilities", capabilities)
-	if s.Instructions != "" {
-		res, _ = sjson.Set(res, "instructions", s.Instructions)
-	}
-	s.reply(id, e, cacheable(res))
+	res := &discoverResult{SupportedVersions: Versions, Capabilities: json.RawMessage(capabilities), Instructions: s.Instructions}
+	res.cacheable()
+	s.reply(id, e, res)
 }
 
 // listen answers subscriptions/listen. No list of this server changes, so
 // no subscription is agreed: the acknowledgement says so, and the stream
 // ends at once with its result.
 func (s *Server) listen(id string, e era) {
-	ack := `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{}}}`
-	ack, _ = sjson.SetRaw(ack, "params._meta."+gjson.Escape(metaSubscription), id)
-	s.write(ack)
-	res, _ := sjson.SetRaw(`{}`, "_meta."+gjson.Escape(metaSubscription), id)
-	s.reply(id, e, res)
+	s.write(message{Method: "notifications/subscriptions/acknowledged", Params: map[string]any{
+		"notifications": struct{}{}, "_meta": map[string]any{metaSubscription: json.RawMessage(id)}}})
+	s.reply(id, e, &pingResult{modern{Meta: map[string]any{metaSubscription: json.RawMessage(id)}}})
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Versions are the protocol revisions this server speaks, newest first:
@@ -220,39 +220,99 @@ func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, in
 		}
 		s.listen(id.Raw, e)
 	case "ping":
-		s.reply(id.Raw, e, "{}")
+		s.reply(id.Raw, e, &pingResult{})
 	case "tools/list":
 		s.toolsList(id.Raw, e)
 	case "tools/call":
-		name := params.Get("name")
-		var tool *Tool
-		for i := range s.Tools {
-			if s.Tools[i].Name == name.Str {
-				tool = &s.Tools[i]
-			}
-		}
-		if name.Type != gjson.String || tool == nil {
-			s.replyError(id.Raw, codeInvalidParams, fmt.Sprintf("unknown tool %q", name.String()))
-			return
-		}
-		args := params.Get("arguments")
-		if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
-			s.replyError(id.Raw, codeInvalidParams, "arguments must be an object")
-			return
-		}
-		cctx, cancel := context.WithCancel(ctx)
-		inflight.Store(id.Raw, cancel)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer inflight.Delete(id.Raw)
-			defer cancel()
-			s.call(cctx, id.Raw, e, tool, args)
-		}()
+		s.startCall(ctx, id.Raw, e, params, wg, inflight)
 	default:
 		s.replyError(id.Raw, codeNoMethod, "method not found: "+method.Str)
 	}
 }
+
+// startCall starts a tools/call in a goroutine of its own, cancelled by
+// notifications/cancelled (inflight) or the end of ctx; wg waits for it.
+func (s *Server) startCall(ctx context.Context, id string, e era, params gjson.Result, wg *sync.WaitGroup, inflight *sync.Map) {
+	name := params.Get("name")
+	var tool *Tool
+	for i := range s.Tools {
+		if s.Tools[i].Name == name.Str {
+			tool = &s.Tools[i]
+		}
+	}
+	if name.Type != gjson.String || tool == nil {
+		s.replyError(id, codeInvalidParams, fmt.Sprintf("unknown tool %q", name.String()))
+		return
+	}
+	args := params.Get("arguments")
+	if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
+		s.replyError(id, codeInvalidParams, "arguments must be an object")
+		return
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	inflight.Store(id, cancel)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer inflight.Delete(id)
+		defer cancel()
+		s.call(cctx, id, e, tool, args)
+	}()
+}
+
+// The results and errors this server sends. Each result embeds modern,
+// the members a 2026-07-28 result adds (revision.go); a legacy one leaves
+// them out.
+type (
+	pingResult struct{ modern }
+
+	initializeResult struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      serverInfo      `json:"serverInfo"`
+		Instructions    string          `json:"instructions,omitempty"`
+	}
+	serverInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+
+	toolsListResult struct {
+		Tools []toolInfo `json:"tools"`
+		modern
+	}
+	toolInfo struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+
+	callResult struct {
+		Content []textBlock `json:"content"`
+		IsError bool        `json:"isError,omitempty"`
+		modern
+	}
+	textBlock struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+
+	rpcError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}
+	// message is a JSON-RPC response (ID with Result or Error) or
+	// notification (Method, Params).
+	message struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id,omitempty"`
+		Method  string          `json:"method,omitempty"`
+		Params  any             `json:"params,omitempty"`
+		Result  any             `json:"result,omitempty"`
+		Error   *rpcError       `json:"error,omitempty"`
+	}
+)
 
 // initialize answers the legacy handshake with the revision the client
 // asks for when this server speaks it, else the newest legacy one (a
@@ -268,33 +328,21 @@ func (s *Server) initialize(id string, params gjson.Result) {
 			version = v
 		}
 	}
-	res := `{}`
-	res, _ = sjson.Set(res, "protocolVersion", version)
-	res, _ = sjson.SetRaw(res, "capabilities", capabilities)
-	res, _ = sjson.Set(res, "serverInfo.name", s.Name)
-	res, _ = sjson.Set(res, "serverInfo.version", s.Version)
-	if s.Instructions != "" {
-		res, _ = sjson.Set(res, "instructions", s.Instructions)
-	}
-	s.replyResult(id, res)
+	s.replyResult(id, &initializeResult{ProtocolVersion: version, Capabilities: json.RawMessage(capabilities),
+		ServerInfo: serverInfo{s.Name, s.Version}, Instructions: s.Instructions})
 }
 
 func (s *Server) toolsList(id string, e era) {
-	list := `[]`
+	res := &toolsListResult{Tools: []toolInfo{}}
 	for _, t := range s.Tools {
-		obj := `{}`
-		obj, _ = sjson.Set(obj, "name", t.Name)
-		obj, _ = sjson.Set(obj, "description", t.Description)
 		schema := t.InputSchema
 		if schema == "" || !gjson.Valid(schema) {
 			schema = `{"type":"object"}`
 		}
-		obj, _ = sjson.SetRaw(obj, "inputSchema", schema)
-		list, _ = sjson.SetRaw(list, "-1", obj)
+		res.Tools = append(res.Tools, toolInfo{t.Name, t.Description, json.RawMessage(schema)})
 	}
-	res := `{"tools":` + list + `}`
 	if e.modern {
-		res = cacheable(res)
+		res.cacheable()
 	}
 	s.reply(id, e, res)
 }
@@ -313,26 +361,37 @@ func (s *Server) call(ctx context.Context, id string, e era, t *Tool, args gjson
 	if err != nil {
 		res = Result{Text: err.Error(), IsError: true}
 	}
-	block, _ := sjson.Set(`{"type":"text"}`, "text", res.Text)
-	out := `{"content":[` + block + `]}`
-	if res.IsError {
-		out, _ = sjson.SetRaw(out, "isError", "true")
+	s.reply(id, e, &callResult{Content: []textBlock{{"text", res.Text}}, IsError: res.IsError})
+}
+
+func (s *Server) replyResult(id string, result any) {
+	s.write(message{ID: json.RawMessage(id), Result: result})
+}
+
+func (s *Server) replyError(id string, code int, msg string) {
+	s.write(message{ID: json.RawMessage(id), Error: &rpcError{Code: code, Message: msg}})
+}
+
+// write sends msg on one line. A message that cannot be encoded (an id
+// that is not JSON, which the reader never lets through) is answered as
+// an internal error to id null, so the sender is not left waiting.
+func (s *Server) write(msg message) {
+	msg.JSONRPC = "2.0"
+	b, err := rawjson.Marshal(msg)
+	if err != nil {
+		b = rawjson.AppendString([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":`), "internal error: the reply could not be encoded: "+err.Error())
+		b = append(b, "}}"...)
 	}
-	s.reply(id, e, out)
-}
-
-func (s *Server) replyResult(id, result string) {
-	s.write(`{"jsonrpc":"2.0","id":` + id + `,"result":` + result + `}`)
-}
-
-func (s *Server) replyError(id string, code int, message string) {
-	e, _ := sjson.Set(`{}`, "code", code)
-	e, _ = sjson.Set(e, "message", message)
-	s.write(`{"jsonrpc":"2.0","id":` + id + `,"error":` + e + `}`)
-}
-
-func (s *Server) write(msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	io.WriteString(s.out, msg+"\n")
+	s.out.Write(append(b, '\n'))
+}
+
+// resultOf is a tool result whose text is v as JSON.
+func resultOf(v any) (Result, error) {
+	b, err := rawjson.Marshal(v)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Text: string(b)}, nil
 }

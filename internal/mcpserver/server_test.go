@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
@@ -255,7 +256,7 @@ func TestPermitKeepsTheTokenFromTheSupervisor(t *testing.T) {
 		if strings.Contains(rs[0].JSON(), tok) || !strings.Contains(rs[0].Input, token.StandIn("session_token", tok)) {
 			t.Fatalf("the supervisor reads %s", rs[0].JSON())
 		}
-		if _, err := q.Decide(rs[0].ID, approvals.Decision{Allow: true, UpdatedInput: c.updated, By: "t"}); err != nil {
+		if _, err := q.Decide(rs[0].ID, hooks.Decision{Allow: true, UpdatedInput: c.updated, By: "t"}); err != nil {
 			t.Fatal(err)
 		}
 		if g := <-got; g != c.want {

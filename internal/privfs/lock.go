@@ -90,3 +90,43 @@ func lock(path, what string, timeout time.Duration) (*flock.Flock, error) {
 	}
 	return lk, nil
 }
+
+// TryLock takes the exclusive flock on the lock file path (created 0600 if
+// missing, checked by CheckLockFile) at once or not at all: ok is false,
+// with no error, when another holds it. For an owner that must be the only
+// one (a chat's runner) and keeps the lock while it lives: its holding
+// says it is alive (Held).
+func TryLock(path, what string) (unlock func(), ok bool, err error) {
+	if err := CheckLockFile(path); err != nil {
+		return nil, false, err
+	}
+	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err = lk.TryLock()
+	if err != nil {
+		return nil, false, fmt.Errorf("%s lock %s: %w", what, path, err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	return func() { lk.Unlock() }, true, nil
+}
+
+// Held reports whether someone holds the lock file path (Lock, TryLock). A
+// missing file, or one that cannot be opened, is not held. It only reads:
+// the file is opened read-only, never created and never followed, because
+// closing a file opened for writing wakes every watch on its dir
+// (IN_CLOSE_WRITE), and a waiter that asks on each wake would wake itself.
+func Held(path string) bool {
+	if _, err := os.Lstat(path); err != nil {
+		return false
+	}
+	lk := flock.New(path, flock.SetFlag(os.O_RDONLY|noFollow))
+	free, err := lk.TryRLock()
+	if err != nil {
+		return false
+	}
+	if free {
+		lk.Unlock()
+	}
+	return !free
+}

@@ -86,6 +86,21 @@ func TestLockTimesOut(t *testing.T) {
 // unlock ran) leaves it free: the kernel lets it go with the process.
 func TestDeadHoldersLockIsFree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".lock")
+	kill := holdElsewhere(t, path)
+	if err := Locked(path, "test", 50*time.Millisecond, func() error { return nil }); err == nil {
+		t.Fatal("took the lock a live process holds")
+	}
+	kill()
+	if err := Locked(path, "test", 2*time.Second, func() error { return nil }); err != nil {
+		t.Fatalf("the dead holder's lock: %v", err)
+	}
+}
+
+// holdElsewhere has another process (this test binary, TestMain) take
+// the lock path and hold it until kill kills it with SIGKILL, so no
+// unlock runs.
+func holdElsewhere(t *testing.T, path string) (kill func()) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -99,19 +114,16 @@ func TestDeadHoldersLockIsFree(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	kill = func() {
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
 	line, _ := bufio.NewReader(out).ReadString('\n')
 	if strings.TrimSpace(line) != "held" {
-		cmd.Process.Kill()
+		kill()
 		t.Fatalf("holder: %q", line)
 	}
-	if err := Locked(path, "test", 50*time.Millisecond, func() error { return nil }); err == nil {
-		t.Fatal("took the lock a live process holds")
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	if err := Locked(path, "test", 2*time.Second, func() error { return nil }); err != nil {
-		t.Fatalf("the dead holder's lock: %v", err)
-	}
+	return kill
 }
 
 // TestLockRefusesWhatIsNotAFile: a lock path that is a symlink, a dir or a

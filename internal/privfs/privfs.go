@@ -5,10 +5,11 @@
 // the bounded reader of the files that are not private (the clients'
 // configs): regular files only, never blocking, at most so many bytes.
 //
-// It is also the one way files are written and locked: WriteFile and
-// Prepare replace a file whole through a temp file beside it (replace.go),
-// and Lock and Locked take a lock file in a blocking flock with a timeout
-// (lock.go).
+// It is also the one way files are written, moved and locked: WriteFile
+// and Prepare replace a file whole through a temp file beside it, Rename
+// moves one (replace.go); Lock and Locked take a lock file in a blocking
+// flock with a timeout, TryLock without waiting, and Held asks, read-only,
+// whether someone holds one (lock.go).
 package privfs
 
 import (

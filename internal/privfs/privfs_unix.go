@@ -59,3 +59,6 @@ func OpenFile(path, what string) (*os.File, error) {
 func openNonblocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 }
+
+// noFollow keeps an open from following a symlink.
+const noFollow = syscall.O_NOFOLLOW

@@ -33,3 +33,6 @@ func OpenFile(path, what string) (*os.File, error) {
 
 // openNonblocking opens path for reading, following links.
 func openNonblocking(path string) (*os.File, error) { return os.Open(path) }
+
+// noFollow: Windows opens have no such flag; links are checked by Lstat.
+const noFollow = 0

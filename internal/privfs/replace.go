@@ -126,3 +126,13 @@ func (r *Replacement) Discard() {
 		r.tmp = ""
 	}
 }
+
+// Rename moves the file or dir from to to by one rename: a reader finds it
+// whole at one path or the other. Both must be in the same file system (a
+// move between two dirs of one private dir); what names it in the error.
+func Rename(from, to, what string) error {
+	if err := os.Rename(from, to); err != nil {
+		return fmt.Errorf("moving %s %s to %s: %w", what, from, to, err)
+	}
+	return nil
+}

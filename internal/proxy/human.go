@@ -13,7 +13,7 @@ import (
 type Human interface {
 	// Tools are the tool objects (name, description, inputSchema), raw
 	// JSON, added to every tools/list result.
-	Tools() []string
+	Tools() ([]string, error)
 	// Has reports whether name is one of them.
 	Has(name string) bool
 	// Call answers one call (args: the arguments object, raw JSON). It may
@@ -75,10 +75,15 @@ func (r *Rewriter) addHumanTools(msg []byte) ([]byte, bool) {
 		names = append(names, t.Get("name").Str)
 		return true
 	})
+	human, err := r.cfg.Human.Tools()
+	if err != nil {
+		r.logf("human tools not listed: %v", err)
+		return nil, false
+	}
 	list := []byte(tools.Raw[:len(tools.Raw)-1])
 	empty := len(tools.Array()) == 0
 	added := false
-	for _, t := range r.cfg.Human.Tools() {
+	for _, t := range human {
 		if slices.Contains(names, gjson.Get(t, "name").Str) {
 			r.logf("human tool %q: the server has a tool of that name; its own is offered", gjson.Get(t, "name").Str)
 			continue

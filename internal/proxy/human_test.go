@@ -11,8 +11,8 @@ import (
 // fakeHuman answers every call with the arguments it got, after release.
 type fakeHuman struct{ release chan struct{} }
 
-func (fakeHuman) Tools() []string {
-	return []string{`{"name":"ask_user","description":"Ask","inputSchema":{"type":"object"}}`}
+func (fakeHuman) Tools() ([]string, error) {
+	return []string{`{"name":"ask_user","description":"Ask","inputSchema":{"type":"object"}}`}, nil
 }
 func (fakeHuman) Has(name string) bool { return name == "ask_user" }
 func (h fakeHuman) Call(name, args string) (string, bool) {

@@ -47,30 +47,10 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	inR, inW, err := os.Pipe()
+	cmd, inW, outR, code, err := s.start()
 	if err != nil {
-		return 1, err
+		return code, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return 1, err
-	}
-	cmd := exec.Command(s.Command[0], s.Command[1:]...)
-	cmd.Dir, cmd.Env = s.Dir, s.Env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, s.Err
-	if err := cmd.Start(); err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return 127, fmt.Errorf("starting the server: %w", err)
-	}
-	// The child holds its own copies now.
-	inR.Close()
-	outW.Close()
-
 	exited := make(chan struct{})
 	go func() {
 		cmd.Wait()
@@ -101,6 +81,50 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 		}
 	}()
 
+	s.supervise(cmd, inW, grace, exited, clientDone, clientGone)
+	// Deliver what the server wrote before it exited. A grandchild that
+	// inherited its stdout could hold the pipe open: do not wait for it
+	// forever.
+	select {
+	case <-serverDone:
+	case <-time.After(grace):
+	}
+	outR.Close()
+	return exitCode(cmd.ProcessState), nil
+}
+
+// start starts the server on two pipes: inW is its stdin, outR its
+// stdout. On failure code is the proxy's exit code.
+func (s *Stdio) start() (cmd *exec.Cmd, inW, outR *os.File, code int, err error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, 1, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, nil, 1, err
+	}
+	cmd = exec.Command(s.Command[0], s.Command[1:]...)
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, s.Err
+	err = cmd.Start()
+	// The child holds its own copies now (or there is no child).
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, nil, nil, 127, fmt.Errorf("starting the server: %w", err)
+	}
+	return cmd, inW, outR, 0, nil
+}
+
+// supervise waits for the server to exit (exited). Once asked to stop (the
+// client's end closed: clientDone, clientGone; a signal, forwarded) it
+// gets grace to exit, then SIGTERM and grace again, then it is killed.
+func (s *Stdio) supervise(cmd *exec.Cmd, inW *os.File, grace time.Duration, exited, clientDone, clientGone <-chan struct{}) {
 	var escalate <-chan time.Time
 	step := 0 // 0: running, 1: asked to stop (stdin closed or signal), 2: SIGTERM sent
 	stopping := func() {
@@ -109,10 +133,10 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 			escalate = time.After(grace)
 		}
 	}
-	for done := false; !done; {
+	for {
 		select {
 		case <-exited:
-			done = true
+			return
 		case <-clientDone:
 			clientDone = nil
 			stopping()
@@ -138,15 +162,6 @@ func (s *Stdio) Run(rw *Rewriter) (int, error) {
 			}
 		}
 	}
-	// Deliver what the server wrote before it exited. A grandchild that
-	// inherited its stdout could hold the pipe open: do not wait for it
-	// forever.
-	select {
-	case <-serverDone:
-	case <-time.After(grace):
-	}
-	outR.Close()
-	return exitCode(cmd.ProcessState), nil
 }
 
 // pump relays lines from lr to to, each through rewrite (or oversized, for

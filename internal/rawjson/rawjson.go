@@ -3,7 +3,8 @@
 // strings. A hook payload can hold a tool result of megabytes; looking up an
 // absent key with gjson, or iterating with gjson.ForEach (which unescapes
 // every string value), costs a pass or a copy per lookup. Strings are skipped
-// with IndexByte.
+// with IndexByte. Marshal encodes the records built from Go types, away from
+// the hook's path.
 package rawjson
 
 import (
