@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/editdist"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/tidwall/gjson"
@@ -168,32 +169,10 @@ func NotConfigured(env Env, c *hooks.Client, server string) (msg string, none bo
 func Nearest(name string, names []string) string {
 	best, bestD := "", -1
 	for _, n := range names {
-		d := editDistance(strings.ToLower(name), strings.ToLower(n))
+		d := editdist.Distance(strings.ToLower(name), strings.ToLower(n))
 		if d <= max(2, len(name)/3) && (bestD < 0 || d < bestD) {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes (server
-// names are short).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

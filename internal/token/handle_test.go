@@ -2,7 +2,6 @@ package token
 
 import (
 	"errors"
-	"math/rand/v2"
 	"os"
 	"regexp"
 	"strings"
@@ -205,68 +204,6 @@ func TestNearMiss(t *testing.T) {
 			t.Errorf("NearMiss(%q) = %q %v, want %q", c.v, got, ok, c.want)
 		}
 	}
-}
-
-// editDistanceWithin agrees with the plain dynamic program.
-func TestEditDistanceWithin(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 3000 {
-		a := randString(r, r.IntN(30))
-		b := mutate(r, a, r.IntN(6))
-		d := levenshtein(a, b)
-		for k := 0; k <= 6; k++ {
-			if got := editDistanceWithin(a, b, k); got != (d <= k) {
-				t.Fatalf("editDistanceWithin(%q, %q, %d) = %v, distance %d", a, b, k, got, d)
-			}
-		}
-	}
-}
-
-func randString(r *rand.Rand, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = "abc"[r.IntN(3)]
-	}
-	return string(b)
-}
-
-func mutate(r *rand.Rand, s string, edits int) string {
-	for range edits {
-		i := r.IntN(len(s) + 1)
-		switch r.IntN(3) {
-		case 0:
-			s = s[:i] + "abc"[r.IntN(3):][:1] + s[i:]
-		case 1:
-			if i < len(s) {
-				s = s[:i] + s[i+1:]
-			}
-		default:
-			if i < len(s) {
-				s = s[:i] + "abc"[r.IntN(3):][:1] + s[i+1:]
-			}
-		}
-	}
-	return s
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j-1]+c, prev[j]+1, cur[j-1]+1)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // Short values are replaced only as whole words, long ones wherever they
