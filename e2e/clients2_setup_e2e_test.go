@@ -36,32 +36,13 @@ var clients2Packages = []string{
 	"@modelcontextprotocol/client@" + mcpClientVersion,
 }
 
-// envClients2 names the npm prefix holding the clients above, passed from
-// the outer run to the one inside the namespace; envClients2Err carries why
-// installing them failed (their tests then fail, the others still run).
-const (
-	envClients2    = "E2E_CLIENTS2"
-	envClients2Err = "E2E_CLIENTS2_ERR"
-)
-
-// clients2Env installs the clients (once) and returns what the inner run
-// needs to find them.
-func clients2Env() []string {
-	dir, err := installClients2()
-	if err != nil {
-		return []string{envClients2Err + "=" + strings.ReplaceAll(err.Error(), "\n", " | ")}
-	}
-	return []string{envClients2 + "=" + dir}
-}
+// clients2Setup carries the npm prefix holding the clients above into the
+// namespace, or why installing them failed.
+var clients2Setup = optionalSetup{env: "E2E_CLIENTS2", what: strings.Join(clients2Packages, " ")}
 
 // clients2Dir is the prefix the inner run uses; it fails the test when the
 // install failed.
-func clients2Dir(t interface{ Fatalf(string, ...any) }) string {
-	if e := os.Getenv(envClients2Err); e != "" {
-		t.Fatalf("E2E SETUP FAILED: cannot install %s: %s", strings.Join(clients2Packages, " "), e)
-	}
-	return os.Getenv(envClients2)
-}
+func clients2Dir(t interface{ Fatalf(string, ...any) }) string { return clients2Setup.get(t) }
 
 func client2Bin(t interface{ Fatalf(string, ...any) }, name string) string {
 	return filepath.Join(clients2Dir(t), "clients", "node_modules", ".bin", name)

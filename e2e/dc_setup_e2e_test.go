@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -20,32 +19,13 @@ const dcVersion = "0.2.52"
 
 var dcPackage = "@wonderwhy-er/desktop-commander@" + dcVersion
 
-// envDC names Desktop Commander's entry point (dist/index.js), passed from
-// the outer run to the one inside the namespace; envDCErr carries why
-// installing it failed (its tests then fail, the others still run).
-const (
-	envDC    = "E2E_DC"
-	envDCErr = "E2E_DC_ERR"
-)
-
-// dcEnv installs Desktop Commander (once) and returns what the inner run
-// needs to find it.
-func dcEnv() []string {
-	entry, err := installDC()
-	if err != nil {
-		return []string{envDCErr + "=" + strings.ReplaceAll(err.Error(), "\n", " | ")}
-	}
-	return []string{envDC + "=" + entry}
-}
+// dcSetup carries Desktop Commander's entry point (dist/index.js) into the
+// namespace, or why installing it failed.
+var dcSetup = optionalSetup{env: "E2E_DC", what: dcPackage}
 
 // dcEntry is Desktop Commander's dist/index.js; it fails the test when the
 // install failed.
-func dcEntry(t interface{ Fatalf(string, ...any) }) string {
-	if e := os.Getenv(envDCErr); e != "" {
-		t.Fatalf("E2E SETUP FAILED: cannot install %s: %s", dcPackage, e)
-	}
-	return os.Getenv(envDC)
-}
+func dcEntry(t interface{ Fatalf(string, ...any) }) string { return dcSetup.get(t) }
 
 func installDC() (string, error) {
 	dir, err := cachedInstall("dc", []string{dcPackage}, func(tmp string) error {

@@ -134,8 +134,8 @@ func outer() int {
 	cmd.Env = append(os.Environ(),
 		envInNetns+"=1", envInterceptor+"="+interceptor, envTokenServer+"="+tokenServer,
 		envClients+"="+clients, envOCPlugin+"="+ocPlugin, envRepo+"="+repo, envIndexServer+"="+indexServer)
-	cmd.Env = append(cmd.Env, clients2Env()...)
-	cmd.Env = append(cmd.Env, dcEnv()...)
+	cmd.Env = append(cmd.Env, clients2Setup.export(installClients2()))
+	cmd.Env = append(cmd.Env, dcSetup.export(installDC()))
 	err = cmd.Run()
 	fmt.Fprintf(os.Stderr, "e2e: whole run (setup + tests) took %s\n", time.Since(start).Round(time.Second))
 	var ee *exec.ExitError
@@ -273,4 +273,28 @@ func tail(s string, n int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// optionalSetup is an install that only some tests need, passed from the
+// outer run to the one inside the namespace in env: where it is, or (in
+// env_ERR) why it failed; its tests then fail, the others still run.
+type optionalSetup struct {
+	env  string
+	what string // what was installed, for the failure
+}
+
+// export is the environment entry for the inner run.
+func (s optionalSetup) export(where string, err error) string {
+	if err != nil {
+		return s.env + "_ERR=" + strings.ReplaceAll(err.Error(), "\n", " | ")
+	}
+	return s.env + "=" + where
+}
+
+// get is where the install is; it fails the test when the install failed.
+func (s optionalSetup) get(t interface{ Fatalf(string, ...any) }) string {
+	if e := os.Getenv(s.env + "_ERR"); e != "" {
+		t.Fatalf("E2E SETUP FAILED: cannot install %s: %s", s.what, e)
+	}
+	return os.Getenv(s.env)
 }

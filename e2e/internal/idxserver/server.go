@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/e2e/internal/jsonl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -98,27 +99,7 @@ type Record struct {
 }
 
 // ReadLog parses a log (a missing file: no records).
-func ReadLog(path string) ([]Record, error) {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Record
-	for i, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var r Record
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return out, fmt.Errorf("%s:%d: %v", path, i+1, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
+func ReadLog(path string) ([]Record, error) { return jsonl.Read[Record](path) }
 
 type session struct {
 	role   string
@@ -135,31 +116,22 @@ type Server struct {
 	order    int    // sessions minted so far, for the shape of the next index
 	current  string // the current parent session's index ("": none)
 	starts   int
-	logMu    sync.Mutex
-	logf     *os.File
+	logf     *jsonl.Log
 }
 
 // New creates an instance and opens its log.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, instance: newIndex(false) + newIndex(false), sessions: map[string]*session{}}
-	if cfg.LogPath != "" {
-		f, err := os.OpenFile(cfg.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		s.logf = f
+	var err error
+	if s.logf, err = jsonl.Open(cfg.LogPath, "indexserver"); err != nil {
+		return nil, err
 	}
 	s.log(Record{Event: "start"})
 	return s, nil
 }
 
 // Close closes the log.
-func (s *Server) Close() error {
-	if s.logf != nil {
-		return s.logf.Close()
-	}
-	return nil
-}
+func (s *Server) Close() error { return s.logf.Close() }
 
 func (s *Server) log(r Record) {
 	if s.logf == nil {
@@ -167,15 +139,7 @@ func (s *Server) log(r Record) {
 	}
 	r.Time = time.Now().UTC().Format(time.RFC3339Nano)
 	r.Name, r.Instance, r.PID = s.cfg.Name, s.instance, os.Getpid()
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic(err)
-	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	if _, err := s.logf.Write(append(b, '\n')); err != nil {
-		fmt.Fprintf(os.Stderr, "indexserver: log: %v\n", err)
-	}
+	s.logf.Write(r)
 }
 
 const (

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/e2e/internal/jsonl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -88,27 +89,7 @@ type Record struct {
 }
 
 // ReadLog parses a log file written by servers (missing file: no records).
-func ReadLog(path string) ([]Record, error) {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Record
-	for i, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var r Record
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return out, fmt.Errorf("%s:%d: %v", path, i+1, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
+func ReadLog(path string) ([]Record, error) { return jsonl.Read[Record](path) }
 
 type session struct {
 	latest   string
@@ -124,8 +105,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	handles  map[string]string // checkpoint handle -> sid
-	logMu    sync.Mutex
-	logf     *os.File
+	logf     *jsonl.Log
 }
 
 // New creates a server instance and opens its log.
@@ -143,24 +123,16 @@ func New(cfg Config) (*Server, error) {
 		cfg.Workflow = "release-review"
 	}
 	s := &Server{cfg: cfg, instance: randHex(4), sessions: map[string]*session{}, handles: map[string]string{}}
-	if cfg.LogPath != "" {
-		f, err := os.OpenFile(cfg.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		s.logf = f
+	var err error
+	if s.logf, err = jsonl.Open(cfg.LogPath, "tokenserver"); err != nil {
+		return nil, err
 	}
 	s.log(Record{Event: "start", Structured: cfg.Structured, TokenOptional: cfg.TokenOptional, Awkward: cfg.Awkward})
 	return s, nil
 }
 
 // Close closes the log.
-func (s *Server) Close() error {
-	if s.logf != nil {
-		return s.logf.Close()
-	}
-	return nil
-}
+func (s *Server) Close() error { return s.logf.Close() }
 
 // Instance returns this instance's random id (also in its tokens' claims).
 func (s *Server) Instance() string { return s.instance }
@@ -174,16 +146,7 @@ func (s *Server) log(r Record) {
 	r.Name = s.cfg.Name
 	r.Instance = s.instance
 	r.PID = os.Getpid()
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic(err)
-	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	// One write per line on an O_APPEND file: concurrent instances do not interleave.
-	if _, err := s.logf.Write(append(b, '\n')); err != nil {
-		fmt.Fprintf(os.Stderr, "tokenserver: log: %v\n", err)
-	}
+	s.logf.Write(r)
 }
 
 // MCPServer builds the MCP server exposing this instance's tools.
