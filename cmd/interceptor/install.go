@@ -43,7 +43,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 		return
 	}
 	fl.BoolVar(&f.proxy, "proxy", false, "instead of hooks, rewrite the server's entry in the client's own MCP config to run through interceptor proxy (a command) or interceptor-http proxy --url (a Streamable HTTP address); the hook options below that the proxy takes go with it")
-	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run (default: this binary's absolute path)")
+	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run: an absolute path whose name starts with interceptor (default: this binary's absolute path)")
 	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact ("+displays(clientsWhere(rewritesResult))+"; the others cannot rewrite what the model reads)")
 	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks (alone, it names --meta-key too)")
 	fl.StringVar(&f.hook.MetaKey, "meta-key", "", "pass --meta-key to the hooks")
@@ -331,6 +331,9 @@ func report(io *streams, res *install.Result, o install.Options, verb string) {
 		fmt.Fprintf(io.Out, "%s: %s has no hooks for server %q; nothing to change\n", what, res.Path, o.Server)
 	case verb == "install":
 		msg := fmt.Sprintf("%s: added the hooks for server %q to %s", what, o.Server, res.Path)
+		if res.Replaced {
+			msg = fmt.Sprintf("%s: replaced the hooks for server %q in %s with these options", what, o.Server, res.Path)
+		}
 		if res.Created {
 			msg = fmt.Sprintf("%s: wrote %s with the hooks for server %q", what, res.Path, o.Server)
 		}

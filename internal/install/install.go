@@ -97,6 +97,9 @@ type Result struct {
 	Changed bool
 	Created bool   // the file did not exist
 	Removed bool   // uninstall removed the file (install had created it)
+	// Replaced: install found hooks for the server (with other options)
+	// and put these in their place.
+	Replaced bool
 	Backup  string // the backup taken now, if any
 	Diff    string // unified diff of the change
 	Notes   []string
@@ -207,6 +210,19 @@ func (o Options) check() error {
 	return nil
 }
 
+// checkBin refuses a binary the hooks (or the proxy entry) could not be
+// known by again: uninstall and doctor know interceptor's own entries by
+// the binary's name.
+func checkBin(bin string) error {
+	if !filepath.IsAbs(bin) {
+		return fmt.Errorf("the binary path %q is not absolute", bin)
+	}
+	if !strings.HasPrefix(filepath.Base(bin), "interceptor") {
+		return fmt.Errorf("the binary %q is not named interceptor…: uninstall and doctor would not know its entries as interceptor's; give it a name that starts with interceptor", bin)
+	}
+	return nil
+}
+
 // Install merges the server's hooks into the client's config.
 func Install(env Env, o Options) (*Result, error) {
 	if err := o.check(); err != nil {
@@ -215,8 +231,8 @@ func Install(env Env, o Options) (*Result, error) {
 	if err := checkDeliver(o); err != nil {
 		return nil, err
 	}
-	if !filepath.IsAbs(o.Bin) {
-		return nil, fmt.Errorf("the binary path %q is not absolute", o.Bin)
+	if err := checkBin(o.Bin); err != nil {
+		return nil, err
 	}
 	c, desc, err := lookup(o.Client)
 	if err != nil {
@@ -356,6 +372,11 @@ func installFile(env Env, o Options, c client) (*Result, error) {
 		return nil, err
 	}
 	res.Notes = notes
+	if f.data != nil && !bytes.Equal(out, f.data) {
+		if was, err := c.unmerge(f.path, f.data, o.Server, false); err == nil && !bytes.Equal(was, f.data) {
+			res.Replaced = true
+		}
+	}
 	res.before, res.after = f.data, out
 	return res, f.commit(res, out, o.DryRun, !c.installed(f.data))
 }
@@ -379,6 +400,7 @@ func (r *Result) join(second *Result, verb string) {
 	r.Changed = r.Changed || second.Changed
 	r.Created = r.Created && second.Created
 	r.Removed = r.Removed && second.Removed
+	r.Replaced = r.Replaced || second.Replaced
 	r.Diff += second.Diff
 	r.Notes = append(r.Notes, second.Notes...)
 	r.removed = append(r.removed, second.removed...)

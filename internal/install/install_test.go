@@ -545,3 +545,32 @@ func mustReadRecipe(t *testing.T) string {
 	t.Helper()
 	return mustRead(t, filepath.Join("..", "..", "recipes", "opencode", "interceptor.ts"))
 }
+
+// A binary not named interceptor… is refused before anything is written,
+// by install and by install --proxy: uninstall and doctor know
+// interceptor's entries by that name, so they could never take these out.
+func TestInstallRefusesABinaryItCouldNotKnowAgain(t *testing.T) {
+	for _, bin := range []string{"/usr/bin/true", "/opt/ic", "relative/interceptor"} {
+		env := testEnv(t)
+		o := opts("claude-code", User)
+		o.Bin = bin
+		if _, err := Install(env, o); err == nil || !strings.Contains(err.Error(), bin) {
+			t.Errorf("Install with --bin %s: %v, want an error naming it", bin, err)
+		}
+		testfiles.Write(t, filepath.Join(env.Home, ".claude.json"), `{"mcpServers":{"wf":{"command":"node","args":["s.js"]}}}`, 0o600)
+		if _, err := InstallProxy(env, o); err == nil || !strings.Contains(err.Error(), bin) {
+			t.Errorf("InstallProxy with --bin %s: %v, want an error naming it", bin, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(env.Home, ".claude.json")); string(b) != `{"mcpServers":{"wf":{"command":"node","args":["s.js"]}}}` {
+			t.Errorf("--bin %s: .claude.json changed: %s", bin, b)
+		}
+		if _, err := os.Stat(filepath.Join(env.Home, ".claude", "settings.json")); err == nil {
+			t.Errorf("--bin %s: settings.json written", bin)
+		}
+	}
+	o := opts("claude-code", User)
+	o.Bin = "/opt/bin/interceptor-dev"
+	if _, err := Install(testEnv(t), o); err != nil {
+		t.Errorf("--bin %s: %v", o.Bin, err)
+	}
+}

@@ -161,8 +161,10 @@ func editProxy(env Env, o Options, install bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if install && !filepath.IsAbs(o.Bin) {
-		return nil, fmt.Errorf("the binary path %q is not absolute", o.Bin)
+	if install {
+		if err := checkBin(o.Bin); err != nil {
+			return nil, err
+		}
 	}
 	var res *Result
 	var looked []string
