@@ -95,14 +95,14 @@ type Result struct {
 	Scope   Scope
 	Path    string
 	Changed bool
-	Created bool   // the file did not exist
-	Removed bool   // uninstall removed the file (install had created it)
+	Created bool // the file did not exist
+	Removed bool // uninstall removed the file (install had created it)
 	// Replaced: install found hooks for the server (with other options)
 	// and put these in their place.
 	Replaced bool
-	Backup  string // the backup taken now, if any
-	Diff    string // unified diff of the change
-	Notes   []string
+	Backup   string // the backup taken now, if any
+	Diff     string // unified diff of the change
+	Notes    []string
 	// Warnings are what makes the hooks likely not to work as installed
 	// (a server the client does not have).
 	Warnings []string
