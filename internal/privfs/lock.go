@@ -92,24 +92,39 @@ func lock(path, what string, timeout time.Duration) (*flock.Flock, error) {
 }
 
 // TryLock takes the exclusive flock on the lock file path (created 0600 if
-// missing, checked by CheckLockFile) at once or not at all: ok is false,
-// with no error, when another holds it. For an owner that must be the only
-// one (a chat's runner) and keeps the lock while it lives: its holding
-// says it is alive (Held).
+// missing, checked by CheckLockFile) now or not at all: ok is false, with
+// no error, when another holds it. For an owner that must be the only one
+// (a chat's runner) and keeps the lock while it lives: its holding says it
+// is alive (Held).
+//
+// Held probes by taking a shared lock for an instant, so a try that meets
+// one is made again for up to probeWindow before it counts as held: a
+// runner starting while a poll asks whether it is alive must not take the
+// poll for another runner.
 func TryLock(path, what string) (unlock func(), ok bool, err error) {
 	if err := CheckLockFile(path); err != nil {
 		return nil, false, err
 	}
 	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err = lk.TryLock()
-	if err != nil {
-		return nil, false, fmt.Errorf("%s lock %s: %w", what, path, err)
+	deadline := time.Now().Add(probeWindow)
+	for {
+		ok, err = lk.TryLock()
+		if err != nil {
+			return nil, false, fmt.Errorf("%s lock %s: %w", what, path, err)
+		}
+		if ok {
+			return func() { lk.Unlock() }, true, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, false, nil
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
-	if !ok {
-		return nil, false, nil
-	}
-	return func() { lk.Unlock() }, true, nil
 }
+
+// probeWindow is how long TryLock waits out a lock that may be Held's
+// instant probe; a real holder keeps it far longer.
+const probeWindow = 100 * time.Millisecond
 
 // Held reports whether someone holds the lock file path (Lock, TryLock). A
 // missing file, or one that cannot be opened, is not held. It only reads:

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
-// TestTryLock: a second try while the lock is held fails at once, without
-// an error; once let go, a try gets it. Lock waits for a TryLock holder.
+// TestTryLock: a second try while the lock is held fails, without an
+// error, once the probe window has passed; once let go, a try gets it. Lock waits for a TryLock holder.
 func TestTryLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "runner.lock")
 	unlock, ok, err := TryLock(path, "runner")
@@ -37,6 +39,30 @@ func TestTryLock(t *testing.T) {
 		t.Fatalf("after the first let go: %v %v", ok, err)
 	}
 	unlock2()
+}
+
+// TestTryLockWaitsOutAProbe: a Held probe (a shared lock for an instant)
+// does not make a runner starting at that moment give up as if another
+// runner held the chat. Here the probe's lock is held for 20 ms, far longer
+// than Held holds it.
+func TestTryLockWaitsOutAProbe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runner.lock")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	probe := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	if ok, err := probe.TryRLock(); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		probe.Unlock()
+	}()
+	unlock, ok, err := TryLock(path, "runner")
+	if err != nil || !ok {
+		t.Fatalf("a try during a probe: %v %v", ok, err)
+	}
+	unlock()
 }
 
 // TestTryLockRefusesALink: a symlink where the lock file goes is refused,
