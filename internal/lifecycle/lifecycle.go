@@ -225,11 +225,7 @@ func Inject(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 // its place, and when no result reaches capture (a failed call: Codex runs
 // no post-tool hook for it) nothing older is injected after it.
 func (o Options) retireOnStart(ev *hooks.Event, st *state.Store, server, tool string, specs []token.Spec) error {
-	starts := false
-	for i := range specs {
-		starts = starts || slices.Contains(specs[i].Starts, tool)
-	}
-	if !starts {
+	if !slices.ContainsFunc(specs, func(s token.Spec) bool { return s.StartedBy(tool) }) {
 		return nil
 	}
 	return st.Update(server, ev.Session, ev.Client.Name(), o.Sessionless, func(h token.Holding) (token.Holding, bool) {
@@ -263,14 +259,18 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 		return out, nil
 	}
 	specs := o.Specs()
+	// What the event says is read once, outside Update's closure (which
+	// runs again when another writer got there first).
 	type minted struct {
-		m   token.Minted
-		err error
+		m       token.Minted
+		err     error
+		carried string
 	}
 	mints := make([]minted, len(specs))
 	result := ev.Result()
 	for i := range specs {
 		mints[i].m, mints[i].err = specs[i].Mint(tool, result)
+		mints[i].carried = specs[i].Carried(ev.Input)
 	}
 	var (
 		notes  []string
@@ -286,7 +286,7 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 		for i := range specs {
 			s := &specs[i]
 			before := h[s.Name]
-			after, note := s.Apply(before, tool, mints[i].m, mints[i].err, s.Carried(ev.Input))
+			after, note := s.Apply(before, tool, mints[i].m, mints[i].err, mints[i].carried)
 			if note != "" {
 				notes = append(notes, fmt.Sprintf("%s/%s: %s", server, tool, note))
 			}

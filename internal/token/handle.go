@@ -164,8 +164,8 @@ func (s *Spec) Takes(tool string, schema func(arg string) (has bool, known bool)
 	return true
 }
 
-// starts reports whether tool starts the handle over.
-func (s *Spec) starts(tool string) bool { return slices.Contains(s.Starts, tool) }
+// StartedBy reports whether tool starts the handle over.
+func (s *Spec) StartedBy(tool string) bool { return slices.Contains(s.Starts, tool) }
 
 // mints reports whether any source reads tool's results.
 func (s *Spec) mints(tool string) bool {
@@ -266,7 +266,7 @@ type Minted struct {
 // PostToolUse for an error result; Claude Code sends PostToolUseFailure)
 // would otherwise leave the old one in place. changed says l changed.
 func (s *Spec) Starting(l Live, tool string) (out Live, changed bool) {
-	if !s.starts(tool) || l.Default == "" {
+	if !s.StartedBy(tool) || l.Default == "" {
 		return l, false
 	}
 	l.Default, l.Withdrawn = "", fmt.Sprintf("%s was called, and no %s from it came back", tool, s.Name)
@@ -293,15 +293,15 @@ func (s *Spec) Apply(l Live, tool string, m Minted, err error, carried string) (
 			out.Values = out.Values.Push(m.Values[i])
 		}
 		switch {
-		case len(m.Values) == 1 && m.Values[0] == carried && carried != l.Default && !s.starts(tool) && (l.Default != "" || l.Withdrawn != ""):
+		case len(m.Values) == 1 && m.Values[0] == carried && carried != l.Default && !s.StartedBy(tool) && (l.Default != "" || l.Withdrawn != ""):
 			// An echo of a value the call named: live, not injected.
 		case len(m.Values) > 1:
 			// Several at once (element uids): all live, none chosen for
 			// the model.
-			if s.Lifetime == Rotates || s.starts(tool) {
+			if s.Lifetime == Rotates || s.StartedBy(tool) {
 				out.Default, out.Withdrawn = "", ""
 			}
-		case s.Lifetime == Rotates || s.starts(tool):
+		case s.Lifetime == Rotates || s.StartedBy(tool):
 			out.Default, out.Withdrawn = m.Values[0], ""
 		case out.Default == "" && out.Withdrawn == "" && len(l.Values) == 0:
 			// A stable handle first seen in another tool's result (a
@@ -312,7 +312,7 @@ func (s *Spec) Apply(l Live, tool string, m Minted, err error, carried string) (
 			note = err.Error()
 		}
 		return out, note
-	case s.starts(tool):
+	case s.StartedBy(tool):
 		why := fmt.Sprintf("%s returned no %s", tool, s.Name)
 		if err != nil {
 			why = fmt.Sprintf("%s returned no usable %s (%v)", tool, s.Name, err)
