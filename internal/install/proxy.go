@@ -192,15 +192,15 @@ func editProxy(env Env, o Options, install bool) (*Result, error) {
 		for _, l := range proxyLists(c, o.Scope) {
 			where = append(where, env.Resolve(l.Path))
 		}
+		if !install {
+			return &Result{Client: o.Client, Scope: o.Scope, Path: strings.Join(slices.Compact(where), ", ")}, nil
+		}
 		msg := fmt.Sprintf("%s has no MCP server named %q at %s scope (in %s)", c.Display, o.Server, o.Scope, strings.Join(slices.Compact(where), ", "))
 		if names, _ := ConfiguredServers(env, c); len(names) > 0 {
 			msg += " (it has " + strings.Join(names, ", ") + ")"
-			if near := Nearest(o.Server, names); near != "" && install {
+			if near := Nearest(o.Server, names); near != "" {
 				msg += fmt.Sprintf("; did you mean --server %s?", near)
 			}
-		}
-		if !install {
-			return &Result{Client: o.Client, Scope: o.Scope, Path: strings.Join(slices.Compact(where), ", ")}, nil
 		}
 		return nil, errors.New(msg)
 	}
@@ -623,14 +623,6 @@ func stringArray(words []string) string {
 		q[i] = jsonString(w)
 	}
 	return "[" + strings.Join(q, ",") + "]"
-}
-
-func oneLineArray(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = jsonString(w)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
 }
 
 func (d *jsonDoc) same(a, b []byte) bool {

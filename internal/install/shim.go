@@ -83,7 +83,8 @@ func withServers(servers, options []string) []string {
 
 func tsString(s string) string { return jsonString(s) }
 
-func tsArray(vals []string) string {
+// oneLineArray is vals as a JSON (and TypeScript) array on one line.
+func oneLineArray(vals []string) string {
 	q := make([]string, len(vals))
 	for i, v := range vals {
 		q[i] = jsonString(v)
@@ -117,13 +118,13 @@ func renderShim(client *hooks.Client, c shimConfig) (string, error) {
 		case strings.HasPrefix(l, shimBin):
 			lines[i] = shimBin + " " + tsString(c.bin) + nl
 		case strings.HasPrefix(l, shimArgs):
-			lines[i] = shimArgs + " " + tsArray(c.args) + nl
+			lines[i] = shimArgs + " " + oneLineArray(c.args) + nl
 		case strings.HasPrefix(l, shimCaptureArgs):
-			lines[i] = shimCaptureArgs + " " + tsArray(c.captureArgs) + nl
+			lines[i] = shimCaptureArgs + " " + oneLineArray(c.captureArgs) + nl
 		case strings.HasPrefix(l, shimApproveArgs):
-			lines[i] = shimApproveArgs + " " + tsArray(c.approveArgs) + nl
+			lines[i] = shimApproveArgs + " " + oneLineArray(c.approveArgs) + nl
 		case strings.HasPrefix(l, shimDeliverArgs):
-			lines[i] = shimDeliverArgs + " " + tsArray(c.deliverArgs) + nl
+			lines[i] = shimDeliverArgs + " " + oneLineArray(c.deliverArgs) + nl
 		default:
 			continue
 		}
