@@ -567,6 +567,9 @@ func (r *Rewriter) call(msg []byte) step {
 // (token.Spec.Starting): the start's result mints the next one, and a start
 // that mints none leaves nothing older to inject.
 func (r *Rewriter) retireOnStart(tool string) {
+	if !slices.ContainsFunc(r.specs, func(s token.Spec) bool { return s.StartedBy(tool) }) {
+		return // most calls start nothing: no lock, no copy of the holding
+	}
 	r.mu.Lock()
 	next := token.Holding{}
 	maps.Copy(next, r.holding)
