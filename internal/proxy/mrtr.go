@@ -19,11 +19,16 @@ import (
 // TypeScript SDK retry on their own), but a client that does shows only
 // stand-ins.
 
-// modernVersion is the first revision whose results carry resultType.
+// modernVersion is the first revision of per-request versions and headers,
+// whose results carry resultType.
 const modernVersion = "2026-07-28"
 
-// metaVersion is the _meta key of a request's revision.
-const metaVersion = "io.modelcontextprotocol/protocolVersion"
+// MetaVersion is the _meta key of a request's revision.
+const MetaVersion = "io.modelcontextprotocol/protocolVersion"
+
+// IsModernVersion reports whether revision v is 2026-07-28 or later
+// (revisions are dates, so they compare as strings).
+func IsModernVersion(v string) bool { return v >= modernVersion }
 
 var requestStateKey = []byte(`"requestState"`)
 
@@ -122,8 +127,8 @@ func (r *Rewriter) clientStep(msg []byte) step {
 // 2026-07-28 or later in its _meta (revisions are dates: they compare as
 // strings).
 func isModern(req []byte) bool {
-	v := gjson.GetBytes(req, "params._meta."+gjson.Escape(metaVersion))
-	return v.Type == gjson.String && v.Str >= modernVersion
+	v := gjson.GetBytes(req, "params._meta."+gjson.Escape(MetaVersion))
+	return v.Type == gjson.String && IsModernVersion(v.Str)
 }
 
 // completed is reply, a result the proxy writes itself in answer to req,

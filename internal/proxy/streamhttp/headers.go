@@ -23,16 +23,6 @@ import (
 // The proxy computes them from the body it sends, after its own edits: an
 // injected token argument marked x-mcp-header is mirrored too.
 
-// modernVersion is the first revision of per-request versions and headers.
-const modernVersion = "2026-07-28"
-
-// metaVersion is the _meta key of a request's revision.
-const metaVersion = "io.modelcontextprotocol/protocolVersion"
-
-// isModern reports whether revision v is 2026-07-28 or later (revisions are
-// dates, so they compare as strings).
-func isModern(v string) bool { return v >= modernVersion }
-
 // message is what the relay needs of one client message (a body that is a
 // single JSON-RPC object, not a batch).
 type message struct {
@@ -57,14 +47,14 @@ func parseMessage(body []byte) (m message, ok bool) {
 	if id := v.Get("id"); id.Type == gjson.String || id.Type == gjson.Number {
 		m.id = id
 	}
-	if pv := v.Get("params._meta." + gjson.Escape(metaVersion)); pv.Type == gjson.String {
+	if pv := v.Get("params._meta." + gjson.Escape(proxy.MetaVersion)); pv.Type == gjson.String {
 		m.version = pv.Str
 	}
 	return m, true
 }
 
 // modern reports whether the message speaks 2026-07-28 or later.
-func (m message) modern() bool { return isModern(m.version) }
+func (m message) modern() bool { return proxy.IsModernVersion(m.version) }
 
 // errHeaderValue is a body value that cannot be a header value at all.
 var errHeaderValue = errors.New("the request's protocol version is not a valid HTTP header value")
