@@ -30,7 +30,7 @@ func (h *headerEnvFlags) headers(lookup func(string) (string, bool)) ([][2]strin
 	get := func(flag, variable string) (string, error) {
 		v, ok := lookup(variable)
 		if !ok || strings.TrimSpace(v) == "" {
-			return "", fmt.Errorf("proxy: %s: the environment variable %s is not set", flag, variable)
+			return "", fmt.Errorf("%s: the environment variable %s is not set", flag, variable)
 		}
 		return strings.TrimSpace(v), nil
 	}
@@ -38,7 +38,7 @@ func (h *headerEnvFlags) headers(lookup func(string) (string, bool)) ([][2]strin
 		name, variable, ok := strings.Cut(f, "=")
 		name, variable = strings.TrimSpace(name), strings.TrimSpace(variable)
 		if !ok || name == "" || variable == "" {
-			return nil, fmt.Errorf(`proxy: --header-env %q is not "Name=VAR"`, f)
+			return nil, fmt.Errorf(`--header-env %q is not "Name=VAR"`, f)
 		}
 		v, err := get("--header-env "+f, variable)
 		if err != nil {
