@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
@@ -48,11 +49,17 @@ type childrenList struct {
 // listed chat's state and the tail of its log (children.Chat.State, Total):
 // nothing grows with a chat's length.
 func (s *Server) childrenView() (childrenList, error) {
-	all, err := s.kids.List()
+	open, err := s.q.Pending()
 	if err != nil {
 		return childrenList{}, err
 	}
-	open, err := s.q.Pending()
+	return s.childrenOf(open)
+}
+
+// childrenOf is childrenView with the open requests read already (only
+// their Chat is read, to count what waits in each chat).
+func (s *Server) childrenOf(open []approvals.Request) (childrenList, error) {
+	all, err := s.kids.List()
 	if err != nil {
 		return childrenList{}, err
 	}

@@ -91,10 +91,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) streamOnce(out *sse, lastItems, lastKids *[]byte) error {
-	p, err := s.pendingView()
+	// One read of the open requests serves both views.
+	open, err := s.q.Pending()
 	if err != nil {
 		return err
 	}
+	p := s.pendingOf(open)
 	items := mustJSON(p.Items)
 	if !bytes.Equal(items, *lastItems) {
 		*lastItems = items
@@ -102,7 +104,7 @@ func (s *Server) streamOnce(out *sse, lastItems, lastKids *[]byte) error {
 			return err
 		}
 	}
-	kids, err := s.childrenView()
+	kids, err := s.childrenOf(open)
 	if err != nil {
 		return err
 	}

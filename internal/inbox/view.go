@@ -230,6 +230,12 @@ func (s *Server) pendingView() (pending, error) {
 	if err != nil {
 		return pending{}, err
 	}
+	return s.pendingOf(rs), nil
+}
+
+// pendingOf is pendingView of the open requests rs, read already (it masks
+// them in place; their Chat stays).
+func (s *Server) pendingOf(rs []approvals.Request) pending {
 	rs = s.q.Viewer().Requests(rs)
 	names := s.childNames(rs)
 	now := time.Now()
@@ -237,7 +243,7 @@ func (s *Server) pendingView() (pending, error) {
 	for _, r := range rs {
 		out.Items = append(out.Items, s.item(r, names, now, maxShown))
 	}
-	return out, nil
+	return out
 }
 
 // historyPage is one page of decided and expired requests.
