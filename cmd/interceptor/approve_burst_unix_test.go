@@ -86,9 +86,12 @@ func TestApproveBurst(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			// Generous: on two busy cores the supervisor's pace (an fsync
+			// per decision) is what a hook waits for, and only a refusal
+			// for the queue is this test's business.
+			cctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(cctx, bin, "approve", "--client", "claude-code", "--state-dir", dir, "--timeout", "45s")
+			cmd := exec.CommandContext(cctx, bin, "approve", "--client", "claude-code", "--state-dir", dir, "--timeout", "2m")
 			stdin, err := os.Open(payload)
 			if err != nil {
 				outs[i].err = err
@@ -141,8 +144,10 @@ func TestApproveBurst(t *testing.T) {
 			t.Logf("queued to decided: median %s, max %s", queued[len(queued)/2].Round(time.Millisecond), queued[len(queued)-1].Round(time.Millisecond))
 		}
 	}
-	if allowed != n {
-		t.Errorf("%d of %d calls were not allowed (%d for the lock); first: %s", n-allowed, n, lockDenied, firstBad)
+	if lockDenied > 0 {
+		t.Errorf("%d of %d calls were denied for the queue's lock; first: %s", lockDenied, n, firstBad)
+	} else if allowed != n {
+		t.Errorf("%d of %d calls were not allowed; first: %s", n-allowed, n, firstBad)
 	}
 }
 
