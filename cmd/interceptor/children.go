@@ -355,7 +355,8 @@ func describePending(a gjson.Result) string {
 		approvals.Visible(a.Get("tool_name").Str), approvals.Visible(a.Get("input").Raw), how)
 }
 
-// clipLine cuts a Visible line to 200 bytes, at a rune's start.
+// clipLine cuts a Visible line to 200 bytes, at a rune's start, and says
+// how much it cut: the end of a line is never dropped unseen.
 func clipLine(s string) string {
 	const n = 200
 	if len(s) <= n {
@@ -365,7 +366,7 @@ func clipLine(s string) string {
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + "…"
+	return fmt.Sprintf("%s… [cut: %d of %d bytes shown; children follow --json has it whole]", s[:i], i, len(s))
 }
 
 func newChildrenCancelCmd(io *streams) *cobra.Command {

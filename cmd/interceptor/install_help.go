@@ -84,9 +84,10 @@ the shell in), shared by every server of the file and removed with the last
 approve hook install wrote. `+strings.Join(shellHooks, " ")+` Gating the shell is a speed bump, not a wall (docs/approvals.md).`) +
 		trustHelp() + "\n\n" + wrap(`--proxy installs no hooks: it rewrites the server's entry in the client's
 own MCP config (`+showPaths(proxyConfigs())+`, and the project's files with --scope project) so the client starts 'interceptor proxy -- <its command>', or,
-for a Streamable HTTP server, 'interceptor-http proxy --url <its address>'
-(the binary next to this one), with its headers moved into the entry's
-environment, never into the arguments the process list shows. The hook
+for a Streamable HTTP server, 'interceptor-http proxy --url-env
+INTERCEPTOR_PROXY_URL' (the binary next to this one), with its address and
+headers moved into the entry's environment, never into the arguments the
+process list shows. The hook
 options the proxy takes go with it. The entry as it was is kept in
 FILE.interceptor-proxy; 'uninstall --proxy' puts it back byte for byte
 (docs/proxy.md).`)

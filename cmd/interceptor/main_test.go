@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -45,6 +47,7 @@ func TestScripts(t *testing.T) {
 			"nofile":   cmdNoFile,
 			"contains": cmdContains,
 			"snapshot": cmdSnapshot,
+			"mcpargv":  cmdMCPArgv,
 		},
 	})
 }
@@ -112,6 +115,35 @@ func cmdContains(ts *testscript.TestScript, neg bool, args []string) {
 	if bytes.Contains([]byte(hay), []byte(needle)) == neg {
 		ts.Fatalf("%s %s the text of %s", args[0], map[bool]string{true: "contains", false: "lacks"}[neg], args[1])
 	}
+}
+
+// mcpargv CLIENT SERVER FILE: writes to FILE the command line (the
+// command and its arguments, one a line) of every entry of SERVER in the
+// client's MCP lists, as install and doctor read them: what the process
+// list shows once the client starts it. Fails when there is none.
+func cmdMCPArgv(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: mcpargv CLIENT SERVER FILE")
+	}
+	c, ok := hooks.FindClient(args[0])
+	if !ok {
+		ts.Fatalf("mcpargv: no client %q", args[0])
+	}
+	env := install.Env{Home: ts.Getenv("HOME"), Project: ts.MkAbs("."), Getenv: ts.Getenv}
+	servers, problems := install.MCPServers(env, c)
+	if len(problems) > 0 {
+		ts.Fatalf("mcpargv: %v", problems)
+	}
+	var out strings.Builder
+	for _, s := range servers {
+		if s.Name == args[1] {
+			out.WriteString(strings.Join(append([]string{s.Command}, s.Args...), "\n") + "\n")
+		}
+	}
+	if out.Len() == 0 {
+		ts.Fatalf("mcpargv: %s has no server %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(out.String()), 0o644))
 }
 
 // snapshot DIR FILE: writes to FILE every entry under DIR, one a line:

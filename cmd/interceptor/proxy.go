@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -29,6 +30,7 @@ func (e exitCodeError) Error() string { return fmt.Sprintf("the server exited wi
 type proxyFlags struct {
 	cfg      proxy.Config
 	url      string
+	urlEnv   string // --url-env: the variable holding the URL
 	headers  []string
 	hdrEnv   headerEnvFlags // --header-env, --bearer-env: header values from the environment
 	stateDir stateDirFlag
@@ -55,11 +57,13 @@ type proxyRun struct {
 func newProxyCmd(io *streams, runF func(*proxyRun) error) *cobra.Command {
 	f := &proxyFlags{}
 	cmd := &cobra.Command{
-		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL",
+		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL | proxy --url-env VAR",
 		Short: "Run as the client's MCP server, relay to the real one and carry the handles it mints",
 		Long: `Configure this as the MCP server in any client. It starts COMMAND as the real
-(stdio) server, or relays to the Streamable HTTP server at --url, and passes
-every message through untouched except three:
+(stdio) server, or relays to the Streamable HTTP server at --url (or at the
+address in the environment variable --url-env names, which keeps a key in
+the address out of the process list), and passes every message through
+untouched except three:
 
   tools/list results   a rotating handle's argument (--arg) is removed from
                        the input schemas of the tools that take it, so the
@@ -88,7 +92,8 @@ server's exit code is the proxy's; its stderr passes through.`,
 		Example: `  interceptor proxy --server-name wf -- node /path/to/server.js
   interceptor proxy --server-name workflow-server --arg session_index -- node dist/index.js --workspace=DIR
   interceptor proxy --server-name desktop-commander --handles handles.json -- npx @wonderwhy-er/desktop-commander
-  interceptor proxy --url https://host/mcp --header "Authorization: Bearer $TOKEN"`,
+  interceptor proxy --url https://host/mcp --header "Authorization: Bearer $TOKEN"
+  MCP_URL='https://host/s/KEY/mcp?api_key=KEY' interceptor-http proxy --url-env MCP_URL --header-env Authorization=MCP_AUTH`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := f.run(cmd, args, io)
 			if err != nil {
@@ -101,7 +106,8 @@ server's exit code is the proxy's; its stderr passes through.`,
 	// Everything after the server's command is the server's, flags included.
 	fl.SetInterspersed(false)
 	fl.StringVar(&f.cfg.Server, "server-name", "", "the server's name: where --persist keeps its token")
-	fl.StringVar(&f.url, "url", "", "relay to this Streamable HTTP MCP endpoint instead of starting a command")
+	fl.StringVar(&f.url, "url", "", "relay to this Streamable HTTP MCP endpoint instead of starting a command (the process list shows it: --url-env keeps a key in it out)")
+	fl.StringVar(&f.urlEnv, "url-env", "", "relay to the Streamable HTTP MCP endpoint in this environment variable (what install --proxy writes): unlike --url, the address stays out of the process list")
 	fl.StringArrayVar(&f.headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable; the process list shows it: --header-env keeps a secret out)`)
 	f.hdrEnv.register(fl)
 	registerTokenFlags(fl, &f.tok, &f.pattern, &f.handles)
@@ -116,12 +122,16 @@ server's exit code is the proxy's; its stderr passes through.`,
 
 // run reads the flags and the server's command (args) into a proxyRun.
 func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxyRun, error) {
+	url, err := f.address()
+	if err != nil {
+		return nil, err
+	}
 	switch {
-	case f.url == "" && len(args) == 0:
-		return nil, errors.New("give the server's command after --, or --url")
-	case f.url != "" && len(args) > 0:
+	case url == "" && len(args) == 0:
+		return nil, errors.New("give the server's command after --, or --url (or --url-env)")
+	case url != "" && len(args) > 0:
 		return nil, errors.New("give either a command or --url, not both")
-	case f.human.file != "" && f.url != "":
+	case f.human.file != "" && url != "":
 		return nil, errors.New("--human-tools works with a stdio server (a command), not --url")
 	}
 	cfg := f.cfg
@@ -146,7 +156,7 @@ func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxy
 		}
 		cfg.Human = h
 	}
-	r := &proxyRun{IO: io, Config: cfg, Command: args, URL: f.url, Grace: f.grace}
+	r := &proxyRun{IO: io, Config: cfg, Command: args, URL: url, Grace: f.grace}
 	for _, hv := range f.headers {
 		name, value, ok := strings.Cut(hv, ":")
 		if !ok || strings.TrimSpace(name) == "" {
@@ -160,6 +170,26 @@ func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxy
 	}
 	r.Header = append(r.Header, more...)
 	return r, nil
+}
+
+// address is the server's URL: --url, or the value of the variable
+// --url-env names. An error never shows the value (it may hold a key).
+func (f *proxyFlags) address() (string, error) {
+	if f.urlEnv == "" {
+		return f.url, nil
+	}
+	if f.url != "" {
+		return "", errors.New("give --url or --url-env, not both")
+	}
+	v, ok := os.LookupEnv(f.urlEnv)
+	v = strings.TrimSpace(v)
+	if !ok || v == "" {
+		return "", fmt.Errorf("--url-env: the environment variable %s is not set", f.urlEnv)
+	}
+	if u, err := neturl.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--url-env: %s does not hold an http or https URL (its value is not shown: it may hold a key)", f.urlEnv)
+	}
+	return v, nil
 }
 
 // runProxy relays until the server or the client ends; the server's exit

@@ -30,11 +30,28 @@ func TestProxyOptionsFromFlags(t *testing.T) {
 	if got.URL != "https://h/mcp" || len(got.Header) != 2 || got.Header[0] != [2]string{"Authorization", "Bearer x"} || got.Header[1] != [2]string{"X-A", "b"} {
 		t.Errorf("url: %+v", got)
 	}
+	// --url-env: the address from the environment (install --proxy puts
+	// it there), never from the arguments; its value is never echoed.
+	t.Setenv("WF_URL", "https://h/s/sk_live_secret/mcp?api_key=secret")
+	t.Setenv("WF_BAD", "secret-value is no url")
+	got = nil
+	cmd = newProxyCmd(io, func(r *proxyRun) error { got = r; return nil })
+	cmd.SetArgs([]string{"--url-env", "WF_URL"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.URL != "https://h/s/sk_live_secret/mcp?api_key=secret" {
+		t.Errorf("url-env: %+v", got)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{nil, "proxy: give the server's command after --, or --url"},
+		{[]string{"--url-env", "WF_NOPE"}, "proxy: --url-env: the environment variable WF_NOPE is not set"},
+		{[]string{"--url-env", "WF_BAD"}, "proxy: --url-env: WF_BAD does not hold an http or https URL"},
+		{[]string{"--url-env", "WF_URL", "--url", "https://h/mcp"}, "proxy: give --url or --url-env, not both"},
+		{[]string{"--url-env", "WF_URL", "--", "node"}, "proxy: give either a command or --url, not both"},
 		{[]string{"--url", "u", "--", "node"}, "proxy: give either a command or --url, not both"},
 		{[]string{"--url", "u", "--human-tools", "h.json"}, "proxy: --human-tools works with a stdio server"},
 		{[]string{"--url", "u", "--header", "secret-value"}, `proxy: a --header is not "Name: value"`},

@@ -22,19 +22,26 @@
 //	approvals/open/<id>.json      a request someone waits on: pending, or a
 //	                              parked question's answer not yet delivered
 //	approvals/history/<id>.json   every other request, with its decision
-//	approvals/.lock               serializes every change to a record
+//	approvals/<id>.lock           one request's lock, while it is changed
+//	approvals/.lock               taken shared by every change, whole by
+//	                              the migration (and by earlier versions)
 //
-// A record is created once and changed only under the lock, by writing a
-// temp file in open/ and renaming it over the old one, so a reader (which
-// takes no lock) sees the old or the new record, never a torn one; a
-// request no longer open then moves to history/ by one more rename. Pending,
-// the prompt hook's delivery and the long polls read open/ only, so their
-// cost does not grow with the history. The one-dir layout of earlier
-// versions (approvals/<id>.json) is migrated on first use (migrate). A
-// decision and a waiter's timeout race under the same lock: exactly one of
-// them wins, and a second decision is reported, never applied.
+// No lock serializes the queue (write.go). A new request is written whole
+// to a temp file beside open/ and linked into it under a fresh id: no lock,
+// and never over another record. A record is changed only under its own
+// lock, by writing a temp file and renaming it over the old one, so a
+// reader (which takes no lock) sees the old or the new record, never a
+// torn one; a request no longer open then moves to history/ by one more
+// rename. Pending, the prompt hook's delivery and the long polls read open/
+// only, so their cost does not grow with the history. The one-dir layout of
+// earlier versions (approvals/<id>.json) is migrated on first use
+// (migrate). A decision and a waiter's timeout race under the request's
+// lock: exactly one of them wins, and a second decision is reported, never
+// applied.
 //
-// Waiters wake on a change of open/ (inotify on Linux, a 50 ms poll
-// elsewhere), and read their record once more after the watch is set up, so
-// a decision landing between enqueue and watch is never missed.
+// A waiter (Wait) wakes when its own record's file changes (inotify on the
+// file on Linux, a 50 ms poll elsewhere), not for every request of the
+// queue, and reads its record once more after the watch is set, so a
+// decision landing between enqueue and watch is never missed. Live views
+// (Watch, WaitPending, Changes) wake on any change of open/.
 package approvals

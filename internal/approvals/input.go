@@ -2,7 +2,7 @@ package approvals
 
 // Input requests: a human tool's question (internal/humantools), answered by
 // a person with text instead of allow or deny. They share the queue, its
-// lock and its views with approvals, and add two statuses:
+// locks and its views with approvals, and add two statuses:
 //
 //	pending ──answer──> answered ──(park: the next prompt takes it)──> delivered
 //	   └──timeout, session end──> expired <──session end── answered (park, undelivered)
@@ -10,7 +10,7 @@ package approvals
 // A held call (ModeHold) waits for its answer like the approve hook waits
 // for a decision. A parked call (ModePark) returns at once; its answer is
 // taken by the next prompt of the same session (TakeAnswers), under the
-// queue lock, so of many concurrent prompt hooks exactly one delivers it.
+// request's lock, so of many concurrent prompt hooks exactly one delivers it.
 
 import (
 	"errors"
@@ -102,8 +102,8 @@ var errNoChange = errors.New("no change")
 
 // TakeAnswers marks every answered, not yet delivered parked request that
 // match accepts as delivered to `to`, and returns them oldest first. The
-// marking happens under the queue lock: of concurrent callers, exactly one
-// gets each answer. A queue that does not exist yet holds nothing.
+// marking happens under each request's lock: of concurrent callers,
+// exactly one gets each answer. A queue that does not exist yet holds nothing.
 func (s *Store) TakeAnswers(match func(Request) bool, to string) ([]Request, error) {
 	return s.settleInputs(func(r Request) bool {
 		return r.Status == Answered && r.Mode == ModePark && match(r)
@@ -130,10 +130,10 @@ func (s *Store) EndInputs(match func(Request) bool, by string) ([]Request, error
 }
 
 // settleInputs applies change to every open input request want accepts
-// (pending, or answered and parked), under the lock, and returns the changed
-// requests oldest first. It reads open/ once without the lock first, so a
-// prompt hook with nothing to deliver never waits for the lock, and never
-// reads the history.
+// (pending, or answered and parked), each under its lock, and returns the changed
+// requests oldest first. It reads open/ once without a lock first, so a
+// prompt hook with nothing to deliver never takes one, and never reads the
+// history.
 func (s *Store) settleInputs(want func(Request) bool, change func(*Request, time.Time)) ([]Request, error) {
 	if err := s.check(); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -155,29 +155,31 @@ func (s *Store) settleInputs(want func(Request) bool, change func(*Request, time
 		return nil, nil
 	}
 	var out []Request
-	err = s.locked(func() error {
-		now := s.clock()
-		for _, id := range ids {
+	for _, id := range ids {
+		err := s.lockRecord(id, func() error {
 			r, err := readRequest(s.openPath(id))
 			if errors.Is(err, os.ErrNotExist) {
-				continue
+				return nil
 			}
 			if err != nil {
 				return err
 			}
 			if !r.IsInput() || !want(r) { // another process got there first
-				continue
+				return nil
 			}
-			change(&r, now)
+			change(&r, s.clock())
 			if err := s.write(r); err != nil {
 				return err
 			}
 			out = append(out, r)
+			return nil
+		})
+		if err != nil {
+			return out, err
 		}
-		return nil
-	})
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
-	return out, err
+	return out, nil
 }
 
 // FindInput returns the id of the first input request named in text by

@@ -3,7 +3,6 @@ package approvals
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
@@ -276,18 +274,30 @@ func (s *Store) Enqueue(r Request) (Request, error) {
 		r.Input = "{}"
 	}
 	r.Input = rawjson.OneLine(r.Input)
-	err = s.locked(func() error {
-		for _, p := range []string{s.openPath(id), s.historyPath(id)} {
-			if _, err := os.Lstat(p); err == nil {
-				return fmt.Errorf("approval id %s already exists", id)
-			}
+	// No lock: the record is written whole aside and linked into open/
+	// under its fresh id (publish), which never replaces another record.
+	for range 3 {
+		data, err := encode(r)
+		if err != nil {
+			return Request{}, err
 		}
-		return s.write(r)
-	})
-	if err != nil {
-		return Request{}, err
+		tmp, err := s.stage(data)
+		if err != nil {
+			return Request{}, err
+		}
+		err = s.publish(tmp, r.ID)
+		if err == nil {
+			return r, nil
+		}
+		os.Remove(tmp)
+		if !errors.Is(err, errIDTaken) {
+			return Request{}, err
+		}
+		if r.ID, err = newID(s.clock()); err != nil {
+			return Request{}, fmt.Errorf("making an id: %w", err)
+		}
 	}
-	return r, nil
+	return Request{}, fmt.Errorf("approval id %s already exists", r.ID)
 }
 
 // Get reads one request. An unknown (or malformed) id is ErrUnknown.
@@ -378,7 +388,7 @@ func (s *Store) Expire(id, by string) (Request, error) {
 	return out, err
 }
 
-// update runs fn on a record under the lock and writes the result, unless
+// update runs fn on a record under its lock and writes the result, unless
 // fn fails.
 func (s *Store) update(id string, fn func(*Request) error) error {
 	if !validID(id) {
@@ -390,7 +400,7 @@ func (s *Store) update(id string, fn func(*Request) error) error {
 		}
 		return err
 	}
-	return s.locked(func() error {
+	return s.lockRecord(id, func() error {
 		r, err := s.read(id)
 		if err != nil {
 			return err
@@ -494,25 +504,25 @@ func (s *Store) listOpen() ([]Request, error) {
 // request whose waiter is gone (expired, at its deadline) and a closed one a
 // writer killed between its two renames left behind (see write).
 func (s *Store) retire(ids []string) error {
-	return s.locked(func() error {
-		now := s.clock()
-		for _, id := range ids {
+	for _, id := range ids {
+		err := s.lockRecord(id, func() error {
 			r, err := readRequest(s.openPath(id))
 			if err != nil {
-				continue // moved or pruned meanwhile
+				return nil // moved or pruned meanwhile
 			}
 			switch {
-			case r.Stale(now):
+			case r.Stale(s.clock()):
 				r.Status, r.DecidedBy, r.DecidedAt = Expired, "nobody: its waiter was gone at the deadline", r.Deadline
 			case r.open():
-				continue
+				return nil
 			}
-			if err := s.write(r); err != nil {
-				return err
-			}
+			return s.write(r)
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // HistoryPage is one page of History.
@@ -613,21 +623,20 @@ func (s *Store) Prune(cutoff time.Time) (int, error) {
 		return 0, err
 	}
 	n := 0
-	err = s.locked(func() error {
-		now := s.clock()
-		for _, seen := range all {
+	for _, seen := range all {
+		err := s.lockRecord(seen.ID, func() error {
 			// Read again under the lock: it may have changed since.
 			r, err := s.read(seen.ID)
 			if errors.Is(err, ErrUnknown) {
-				continue
+				return nil
 			}
 			if err != nil {
 				return err
 			}
 			last := r.DecidedAt
 			switch {
-			case r.Status == Pending && !r.Stale(now):
-				continue
+			case r.Status == Pending && !r.Stale(s.clock()):
+				return nil
 			case r.Status == Pending:
 				last = r.Deadline
 			}
@@ -635,7 +644,7 @@ func (s *Store) Prune(cutoff time.Time) (int, error) {
 				last = r.Created
 			}
 			if !last.Before(cutoff) {
-				continue
+				return nil
 			}
 			for _, p := range []string{s.openPath(r.ID), s.historyPath(r.ID)} {
 				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -643,10 +652,14 @@ func (s *Store) Prune(cutoff time.Time) (int, error) {
 				}
 			}
 			n++
+			return nil
+		})
+		if err != nil {
+			return n, err
 		}
-		return nil
-	})
-	return n, err
+	}
+	s.sweep(s.clock())
+	return n, nil
 }
 
 // Watch returns a watcher that wakes when a request is queued, decided or
@@ -665,7 +678,8 @@ func (s *Store) Watch() (*DirWatcher, error) {
 
 // Wait blocks until request id is no longer pending, and returns it. It
 // returns ctx's error when ctx ends first (the request stays pending: call
-// Expire).
+// Expire). It wakes when its own record changes, not for every change of
+// the queue: 300 waiters do not all re-read on each of 300 decisions.
 func (s *Store) Wait(ctx context.Context, id string) (Request, error) {
 	if err := s.check(); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -673,13 +687,12 @@ func (s *Store) Wait(ctx context.Context, id string) (Request, error) {
 		}
 		return Request{}, err
 	}
-	w, err := s.watch()
-	if err != nil {
-		return Request{}, err
-	}
+	w := watchRecord()
 	defer w.close()
 	for {
-		// Read after the watch is set up: nothing lands unseen.
+		// Watch the file before reading it: nothing lands unseen. A
+		// change replaces the file, so the watch is set again each time.
+		w.arm(s.openPath(id))
 		r, err := s.Get(id)
 		if err != nil {
 			return Request{}, err
@@ -735,177 +748,6 @@ func (s *Store) Changes(ctx context.Context, fn func() bool) error {
 		}
 	}
 	return nil
-}
-
-func (s *Store) locked(fn func() error) error {
-	return privfs.Locked(filepath.Join(s.Dir(), lockName), "approval queue", s.LockTimeout, fn)
-}
-
-// write stores r (the caller holds the lock): a temp file renamed over
-// open/<id>.json, then, for a request no longer open, that file renamed
-// into history/. Each step is one rename, so a reader finds the record
-// whole in one of the two dirs; the first wakes the waiters (they watch
-// open/). A writer killed between the two leaves a closed record in open/,
-// which reads right and is moved on by the next Pending (retire).
-func (s *Store) write(r Request) error {
-	data, err := encode(r)
-	if err != nil {
-		return err
-	}
-	if err := privfs.WriteFile(s.openPath(r.ID), "approval record", data, privfs.WriteOptions{Sync: true}); err != nil {
-		return err
-	}
-	if !r.open() {
-		// The change is made: a record that cannot move stays in open/,
-		// read right, and retire tries again.
-		privfs.Rename(s.openPath(r.ID), s.historyPath(r.ID), "approval record")
-	}
-	return nil
-}
-
-const timeFmt = time.RFC3339Nano
-
-// record is a request as stored on disk, in this order. Times are
-// RFC 3339 in UTC, absent when zero.
-type record struct {
-	ID      string `json:"id"`
-	Status  Status `json:"status"`
-	Client  string `json:"client"`
-	Session string `json:"session"`
-	// SessionHex holds a session that is not UTF-8: JSON holds text, and
-	// the byte that is not UTF-8 reads back as U+FFFD, which names
-	// another session.
-	SessionHex   string          `json:"session_hex,omitempty"`
-	Tool         string          `json:"tool"`
-	Input        json.RawMessage `json:"input"`
-	Created      string          `json:"created,omitempty"`
-	Deadline     string          `json:"deadline,omitempty"`
-	Reason       string          `json:"message"`
-	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
-	DecidedBy    string          `json:"decided_by"`
-	DecidedAt    string          `json:"decided_at,omitempty"`
-	Origin       string          `json:"origin"`
-	Chat         string          `json:"chat,omitempty"`
-	ToolUseID    string          `json:"tool_use_id,omitempty"`
-	*inputRecord
-}
-
-// inputRecord is what a human tool's question adds to its record.
-type inputRecord struct {
-	Kind        string          `json:"kind"`
-	Mode        string          `json:"mode"`
-	InputSchema json.RawMessage `json:"input_schema,omitempty"`
-	Answer      string          `json:"answer"`
-	DeliveredAt string          `json:"delivered_at,omitempty"`
-	DeliveredTo string          `json:"delivered_to,omitempty"`
-}
-
-// recordTime is t as a record holds it: "" when zero.
-func recordTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(timeFmt)
-}
-
-func encode(r Request) ([]byte, error) {
-	rec := record{
-		ID: r.ID, Status: r.Status, Client: r.Client, Session: r.Session, Tool: r.Tool,
-		Input: json.RawMessage(r.Input), Created: recordTime(r.Created), Deadline: recordTime(r.Deadline),
-		Reason: r.Reason, DecidedBy: r.DecidedBy, DecidedAt: recordTime(r.DecidedAt), Origin: r.Origin,
-		Chat: r.Chat, ToolUseID: r.ToolUseID,
-	}
-	if !utf8.ValidString(r.Session) {
-		rec.SessionHex = hex.EncodeToString([]byte(r.Session))
-	}
-	if r.UpdatedInput != "" {
-		rec.UpdatedInput = json.RawMessage(r.UpdatedInput)
-	}
-	if r.Kind != "" {
-		rec.inputRecord = &inputRecord{Kind: r.Kind, Mode: r.Mode, Answer: r.Answer,
-			DeliveredAt: recordTime(r.DeliveredAt), DeliveredTo: r.DeliveredTo}
-		if r.InputSchema != "" && gjson.Valid(r.InputSchema) {
-			rec.InputSchema = json.RawMessage(r.InputSchema)
-		}
-	}
-	out, err := rawjson.Marshal(rec)
-	if err != nil {
-		return nil, fmt.Errorf("encoding approval record %s: %w", r.ID, err)
-	}
-	// Records are what pending, history and show hand out: no raw control
-	// or bidi character in them (see VisibleJSON).
-	return append([]byte(VisibleJSON(string(out))), '\n'), nil
-}
-
-// JSON renders a request as the JSON object stored on disk.
-func (r Request) JSON() string {
-	b, err := encode(r)
-	if err != nil {
-		return "{}"
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func readRequest(path string) (Request, error) {
-	data, err := privfs.ReadFile(path, "approval record", maxRecord)
-	if err != nil {
-		return Request{}, err
-	}
-	return decode(path, data)
-}
-
-func decode(path string, data []byte) (Request, error) {
-	if !gjson.ValidBytes(data) {
-		return Request{}, fmt.Errorf("approval record %s: not valid JSON", path)
-	}
-	j := gjson.ParseBytes(data)
-	tm := func(k string) time.Time {
-		t, _ := time.Parse(timeFmt, j.Get(k).Str)
-		return t
-	}
-	r := Request{
-		ID:           j.Get("id").Str,
-		Status:       Status(j.Get("status").Str),
-		Client:       j.Get("client").Str,
-		Session:      j.Get("session").Str,
-		Tool:         j.Get("tool").Str,
-		Input:        j.Get("input").Raw,
-		Created:      tm("created"),
-		Deadline:     tm("deadline"),
-		Reason:       j.Get("message").Str,
-		UpdatedInput: j.Get("updated_input").Raw,
-		DecidedBy:    j.Get("decided_by").Str,
-		DecidedAt:    tm("decided_at"),
-		Origin:       j.Get("origin").Str,
-		Chat:         j.Get("chat").Str,
-		ToolUseID:    j.Get("tool_use_id").Str,
-
-		Kind:        j.Get("kind").Str,
-		Mode:        j.Get("mode").Str,
-		InputSchema: j.Get("input_schema").Raw,
-		Answer:      j.Get("answer").Str,
-		DeliveredAt: tm("delivered_at"),
-		DeliveredTo: j.Get("delivered_to").Str,
-	}
-	switch r.Status {
-	case Pending, Allowed, Denied, Expired, Answered, Delivered:
-	default:
-		return Request{}, fmt.Errorf("approval record %s: bad status %q", path, r.Status)
-	}
-	if r.ID+".json" != filepath.Base(path) {
-		return Request{}, fmt.Errorf("approval record %s: id %q does not match its file name", path, r.ID)
-	}
-	if h := j.Get("session_hex"); h.Exists() {
-		b, err := hex.DecodeString(h.Str)
-		if err != nil {
-			return Request{}, fmt.Errorf("approval record %s: bad session_hex", path)
-		}
-		r.Session = string(b)
-	}
-	if r.Input == "" {
-		r.Input = "{}"
-	}
-	return r, nil
 }
 
 // MinHookTimeout is the shortest client hook timeout that lets an

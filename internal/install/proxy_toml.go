@@ -215,7 +215,10 @@ func (d *tomlDoc) rewrite(c *hooks.Client, o Options) ([]byte, []byte, []string,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	argv, env := proxyCommand(o, s)
+	argv, env, err := proxyCommand(c, o, s)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	type edit struct {
 		start, end int
 		text       string

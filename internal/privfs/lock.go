@@ -30,7 +30,7 @@ func Locked(path, what string, timeout time.Duration, fn func() error) error {
 // others' holds keeps losing). A wait that times out is abandoned in its
 // goroutine, which lets the lock go if it gets it later.
 func Lock(path, what string, timeout time.Duration) (unlock func(), err error) {
-	lk, err := lock(path, what, timeout)
+	lk, err := lock(path, what, timeout, false)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func Lock(path, what string, timeout time.Duration) (unlock func(), err error) {
 func LockRemoved(path, what string, timeout time.Duration) (unlock func(), err error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		lk, err := lock(path, what, time.Until(deadline))
+		lk, err := lock(path, what, time.Until(deadline), false)
 		if err != nil {
 			return nil, err
 		}
@@ -65,14 +65,32 @@ func LockRemoved(path, what string, timeout time.Duration) (unlock func(), err e
 	}
 }
 
-// lock takes the exclusive flock of Lock.
-func lock(path, what string, timeout time.Duration) (*flock.Flock, error) {
+// LockShared is Lock for a shared flock: it waits only for an exclusive
+// holder (Lock), and holders of shared ones never wait for each other. For
+// many writers that exclude one another by finer locks but must all keep
+// out a writer that takes the whole (an earlier version, a migration).
+func LockShared(path, what string, timeout time.Duration) (unlock func(), err error) {
+	lk, err := lock(path, what, timeout, true)
+	if err != nil {
+		return nil, err
+	}
+	return func() { lk.Unlock() }, nil
+}
+
+// lock takes the exclusive flock of Lock, or the shared one of LockShared.
+func lock(path, what string, timeout time.Duration, shared bool) (*flock.Flock, error) {
 	if err := CheckLockFile(path); err != nil {
 		return nil, err
 	}
 	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	acquired := make(chan error, 1)
-	go func() { acquired <- lk.Lock() }()
+	go func() {
+		if shared {
+			acquired <- lk.RLock()
+			return
+		}
+		acquired <- lk.Lock()
+	}()
 	timer := time.NewTimer(max(timeout, 0))
 	defer timer.Stop()
 	select {

@@ -262,3 +262,35 @@ func TestLockRemovedExcludesAndLeavesNothing(t *testing.T) {
 		t.Errorf("the lock file stayed: %v", err)
 	}
 }
+
+// TestLockShared: shared holders do not wait for each other; an exclusive
+// taker waits for them all, and a shared taker waits for an exclusive one.
+func TestLockShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".lock")
+	u1, err := LockShared(path, "test", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := LockShared(path, "test", 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("a second shared holder waited for the first: %v", err)
+	}
+	if err := Locked(path, "test", 50*time.Millisecond, func() error { return nil }); err == nil {
+		t.Fatal("an exclusive taker got the lock while shared holders held it")
+	}
+	u1()
+	u2()
+	unlock, err := Lock(path, "test", time.Second)
+	if err != nil {
+		t.Fatalf("exclusive after the shared holders let go: %v", err)
+	}
+	if _, err := LockShared(path, "test", 50*time.Millisecond); err == nil {
+		t.Fatal("a shared taker got the lock while an exclusive holder held it")
+	}
+	unlock()
+	if u, err := LockShared(path, "test", 2*time.Second); err != nil {
+		t.Fatalf("shared after the exclusive holder let go: %v", err)
+	} else {
+		u()
+	}
+}

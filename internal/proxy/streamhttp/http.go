@@ -281,7 +281,7 @@ func (c *httpConn) post(body []byte) {
 	req, err := c.newRequest(ctx, http.MethodPost, body, mp)
 	if err != nil {
 		cancel()
-		c.fail(o, err.Error())
+		c.fail(o, hideAddress(err))
 		return
 	}
 	// A 2026-07-28 request's stream is its own: the client cancels it by
@@ -331,14 +331,17 @@ func (c *httpConn) post(body []byte) {
 func (c *httpConn) exchange(ctx context.Context, req *http.Request, o *outstanding, initialized, long bool, done func()) {
 	resp, err := c.client.Do(req)
 	if err != nil {
+		// Whether we cancelled it, asked before done cancels ctx: an
+		// error of ours is no news to the client, one of the server's is.
+		cancelled := c.ctx.Err() != nil || ctx.Err() != nil
 		done()
 		var cross *crossOrigin
 		switch {
 		case errors.As(err, &cross):
 			c.logf("%v", cross)
 			c.fail(o, cross.Error())
-		case c.ctx.Err() == nil && ctx.Err() == nil:
-			c.fail(o, "cannot reach the MCP server: "+err.Error())
+		case !cancelled:
+			c.fail(o, "cannot reach the MCP server: "+hideAddress(err))
 		}
 		return
 	}
@@ -478,6 +481,22 @@ func origin(u *url.URL) string {
 		}
 	}
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// hideAddress is err for the client (and its model) to read: an error
+// naming the server's whole address (Go's *url.Error does) names it by its
+// origin only, for the address may hold a key in its path or query
+// (install --proxy keeps it out of the relay's arguments for that).
+func hideAddress(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err.Error()
+	}
+	shown := "the server's address"
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		shown = origin(u)
+	}
+	return fmt.Sprintf("%s %s: %v", ue.Op, shown, ue.Err)
 }
 
 // deliver passes one message (or batch) from the server to the client, on

@@ -290,3 +290,23 @@ func TestHTTPRefusalsAreAnswered(t *testing.T) {
 		t.Fatalf("the server got %d POSTs, want 2 (json and sse only): %.300q", len(posted), posted)
 	}
 }
+
+// TestUnreachableHidesTheAddress: a server the relay cannot reach is
+// named to the client (and its model) by its origin, never by its whole
+// address, whose path and query may hold a key (issue 29 item 6: Go's
+// error spelled the URL out, ?api_key= and all).
+func TestUnreachableHidesTheAddress(t *testing.T) {
+	ln := httptest.NewServer(http.NotFoundHandler())
+	addr := ln.URL
+	ln.Close() // nothing listens there now
+	for _, u := range []string{addr + "/s/sk_live_51HxSECRET/mcp?api_key=QSECRET", "http://[::1/s/sk_live_51HxSECRET?api_key=QSECRET"} {
+		var out bytes.Buffer
+		h := &HTTP{URL: u, In: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n"), Out: &out, Grace: time.Second}
+		if _, err := h.Run(newRW(t)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), `"id":1,"error":`) || strings.Contains(out.String(), "SECRET") {
+			t.Errorf("%s: the client got %q", u, out.String())
+		}
+	}
+}
