@@ -33,6 +33,9 @@ type HTTP struct {
 	URL    string
 	Header [][2]string  // sent with every request, e.g. Authorization
 	Client *http.Client // nil: a client without an overall timeout
+	// Auth, when set, authorizes every request (OAuth; auth.go): its
+	// Authorization replaces any in Header.
+	Auth Authorizer
 
 	In  io.Reader // from the client
 	Out io.Writer // to the client
@@ -245,6 +248,9 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, m
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
 	}
+	if err := c.authorize(req); err != nil {
+		return nil, err
+	}
 	if m != nil && m.modern() {
 		// Sessionless: no session id, whatever came before.
 		return req, m.setHeaders(req.Header, &c.params)
@@ -350,14 +356,18 @@ type exchangeOf struct {
 // request's context.
 func (c *httpConn) exchange(ctx context.Context, req *http.Request, x exchangeOf) {
 	o, initialized, long, done := x.o, x.initialized, x.long, x.done
-	resp, err := c.client.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		done()
 		var cross *crossOrigin
+		var auth *authFailed
 		switch {
 		case errors.As(err, &cross):
 			c.logf("%v", cross)
 			c.fail(o, cross.Error())
+		case errors.As(err, &auth):
+			c.logf("%v", auth)
+			c.fail(o, auth.Error())
 		case c.ctx.Err() == nil && ctx.Err() == nil:
 			c.fail(o, "cannot reach the MCP server: "+err.Error())
 		}
@@ -631,7 +641,7 @@ func (c *httpConn) listen() {
 			if cur.lastID != "" {
 				req.Header.Set("Last-Event-ID", cur.lastID)
 			}
-			resp, err := c.client.Do(req)
+			resp, err := c.do(req)
 			if err == nil {
 				ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 				if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
@@ -680,6 +690,7 @@ func (c *httpConn) endSession() {
 		req.Header.Add(kv[0], kv[1])
 	}
 	req.Header.Set("Mcp-Session-Id", sid)
+	c.authorize(req)
 	if resp, err := c.client.Do(req); err == nil {
 		resp.Body.Close()
 	}

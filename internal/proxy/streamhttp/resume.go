@@ -86,7 +86,7 @@ func (c *httpConn) resume(ctx context.Context, lastID string) (body io.ReadClose
 		return nil, true
 	}
 	req.Header.Set("Last-Event-ID", lastID)
-	resp, err := c.client.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return nil, ctx.Err() != nil
 	}
