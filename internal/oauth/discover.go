@@ -127,7 +127,10 @@ func discoverResource(ctx context.Context, hc *http.Client, server string, ch Ch
 // issuer: RFC 8414's well-known URL, then OpenID discovery's, in the MCP
 // spec's order for an issuer with a path and for one without. nil when it
 // has none (a 2025-03-26 server, whose endpoints are at fixed paths).
-func discoverAuthServer(ctx context.Context, hc *http.Client, issuer string) (*authServerMeta, error) {
+// legacy says issuer is the MCP server's origin, not a name the server
+// gave (it has no protected resource metadata: the 2025-03-26 spec): the
+// metadata there may name an issuer below that origin.
+func discoverAuthServer(ctx context.Context, hc *http.Client, issuer string, legacy bool) (*authServerMeta, error) {
 	iu, err := url.Parse(issuer)
 	if err != nil || iu.Host == "" {
 		return nil, fmt.Errorf("the authorization server %q is not a URL", issuer)
@@ -135,16 +138,16 @@ func discoverAuthServer(ctx context.Context, hc *http.Client, issuer string) (*a
 	if err := checkEndpoint(issuer); err != nil {
 		return nil, fmt.Errorf("the authorization server: %w", err)
 	}
-	origin := iu.Scheme + "://" + iu.Host
+	base := iu.Scheme + "://" + iu.Host
 	var urls []string
 	if p := strings.TrimSuffix(iu.EscapedPath(), "/"); p != "" {
 		urls = []string{
-			origin + "/.well-known/oauth-authorization-server" + p,
-			origin + "/.well-known/openid-configuration" + p,
-			origin + p + "/.well-known/openid-configuration",
+			base + "/.well-known/oauth-authorization-server" + p,
+			base + "/.well-known/openid-configuration" + p,
+			base + p + "/.well-known/openid-configuration",
 		}
 	} else {
-		urls = []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}
+		urls = []string{base + "/.well-known/oauth-authorization-server", base + "/.well-known/openid-configuration"}
 	}
 	for _, u := range urls {
 		var m authServerMeta
@@ -155,7 +158,9 @@ func discoverAuthServer(ctx context.Context, hc *http.Client, issuer string) (*a
 		if err != nil {
 			return nil, fmt.Errorf("authorization server metadata: %w", err)
 		}
-		if strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+		if legacy && origin(m.Issuer) == origin(issuer) {
+			// The server's own origin: the issuer it names there is its.
+		} else if strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
 			return nil, fmt.Errorf("the authorization server metadata at %s is for issuer %q, not %q (RFC 8414 §3.3); refusing it", u, m.Issuer, issuer)
 		}
 		if err := m.check(); err != nil {

@@ -27,7 +27,7 @@ func (c *Client) login(ctx context.Context, ch Challenge, scope string) error {
 	if prm != nil {
 		resource, issuer = prm.Resource, prm.AuthorizationServers[0]
 	}
-	asm, err := discoverAuthServer(ctx, c.hc, issuer)
+	asm, err := discoverAuthServer(ctx, c.hc, issuer, prm == nil)
 	if err != nil {
 		return err
 	}
