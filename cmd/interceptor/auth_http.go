@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/oauth"
+	"github.com/interceptor-dev/interceptor/internal/oauth/store"
 	"github.com/spf13/cobra"
 )
 
@@ -67,7 +68,7 @@ func init() {
 			fmt.Fprintf(io.Out, "%s: not authorized (interceptor-http auth login --url %s)\n", c.Server(), c.Server())
 			return errNotAuthorized
 		}
-		state, ok := authState(rec, time.Now())
+		state, ok := rec.State(time.Now())
 		fmt.Fprintf(io.Out, "%s: %s\n", rec.Server, state)
 		client := "registered by the relay"
 		if !rec.Registered {
@@ -89,31 +90,15 @@ func init() {
 // authorize anew.
 var errNotAuthorized = errors.New("auth status: the relay is not authorized with this server (the line above)")
 
-// authState says whether rec's token can be used, in words; ok is false
-// when the relay would have to authorize anew.
-func authState(rec *oauth.Record, now time.Time) (state string, ok bool) {
-	switch {
-	case rec.AccessToken == "" && rec.RefreshToken == "":
-		return "not authorized (no token kept; interceptor-http auth login --url " + rec.Server + ")", false
-	case rec.Expiry.IsZero():
-		return "authorized (the token has no expiry)", true
-	case !rec.Expired(now):
-		return fmt.Sprintf("authorized (the token expires in %s)", rec.Expiry.Sub(now).Round(time.Second)), true
-	case rec.RefreshToken != "":
-		return "authorized (the token expired; the relay refreshes it on its next request)", true
-	}
-	return "expired, with no refresh token (interceptor-http auth login --url " + rec.Server + ")", false
-}
-
 // authStatusAll lists every server the relay keeps an authorization for.
 func authStatusAll(f *authFlags, io *streams) error {
 	dir, err := f.stateDir.resolve()
 	if err != nil {
 		return err
 	}
-	recs, err := (&oauth.Store{StateDir: dir}).List()
+	recs, err := (&store.Store{StateDir: dir}).List()
 	for _, r := range recs {
-		state, _ := authState(r, time.Now())
+		state, _ := r.State(time.Now())
 		fmt.Fprintf(io.Out, "%s: %s\n", r.Server, strings.TrimSpace(state))
 	}
 	if len(recs) == 0 && err == nil {

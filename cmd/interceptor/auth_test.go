@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interceptor-dev/interceptor/internal/oauth"
+	"github.com/interceptor-dev/interceptor/internal/oauth/store"
 )
 
 // The relay's OAuth options: the client secret comes from the
@@ -47,8 +47,8 @@ func TestAuthStatusAndLogout(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "state")
 	server := "https://mcp.example.com/mcp"
-	st := &oauth.Store{StateDir: dir}
-	rec := &oauth.Record{Server: server, Resource: server, Issuer: "https://as.example.com", ClientID: "c1", Registered: true,
+	st := &store.Store{StateDir: dir}
+	rec := &store.Record{Server: server, Resource: server, Issuer: "https://as.example.com", ClientID: "c1", Registered: true,
 		ClientSecret: "client-s3cret", AccessToken: "access-t0ken", RefreshToken: "refresh-t0ken", Scope: "mcp:read",
 		Expiry: time.Now().Add(time.Hour)}
 	if err := st.Save(rec); err != nil {

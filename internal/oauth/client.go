@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/oauth/store"
 	"io"
 	"net/http"
 	"net/url"
@@ -49,11 +50,11 @@ type Config struct {
 type Client struct {
 	cfg    Config
 	server string // Canonical
-	store  *Store
+	store  *store.Store
 	hc     *http.Client
 
 	mu     sync.Mutex
-	rec    *Record // the record as last read or written
+	rec    *store.Record // the record as last read or written
 	loaded bool
 	// fresh is the token the last authorization of this process got: a
 	// server that refuses it at once is not sent to the browser again.
@@ -87,8 +88,8 @@ func New(cfg Config) (*Client, error) {
 		hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: noDowngrade}
 	}
 	// Another relay may hold the lock through a whole authorization.
-	store := &Store{StateDir: cfg.StateDir, LockTimeout: cfg.LoginTimeout + 30*time.Second}
-	return &Client{cfg: cfg, server: server, store: store, hc: hc}, nil
+	st := &store.Store{StateDir: cfg.StateDir, LockTimeout: cfg.LoginTimeout + 30*time.Second}
+	return &Client{cfg: cfg, server: server, store: st, hc: hc}, nil
 }
 
 // noDowngrade follows at most 5 redirects, never from https to http: a
@@ -107,7 +108,7 @@ func noDowngrade(req *http.Request, via []*http.Request) error {
 func (c *Client) Server() string { return c.server }
 
 // Store is where the client keeps its record.
-func (c *Client) Store() *Store { return c.store }
+func (c *Client) Store() *store.Store { return c.store }
 
 func (c *Client) logf(format string, a ...any) {
 	if c.cfg.Logf != nil {
@@ -298,7 +299,7 @@ func (c *Client) Logout() (bool, error) {
 }
 
 // Status is the record kept for the server; nil when there is none.
-func (c *Client) Status() (*Record, error) { return c.store.Load(c.server) }
+func (c *Client) Status() (*store.Record, error) { return c.store.Load(c.server) }
 
 // refresh gets a new access token with the refresh token (the locks
 // held). A refresh token the server refuses (invalid_grant) is dropped
@@ -344,7 +345,7 @@ func (c *Client) refresh(ctx context.Context) error {
 
 // secret is the client secret of r's client: kept with a registered one,
 // else the one configured (never written to the store).
-func (c *Client) secret(r *Record) string {
+func (c *Client) secret(r *store.Record) string {
 	if r.Registered {
 		return r.ClientSecret
 	}
@@ -363,7 +364,7 @@ func (c *Client) expiry(tok *oauth2.Token) time.Time {
 	return tok.Expiry
 }
 
-func (c *Client) save(r *Record) error {
+func (c *Client) save(r *store.Record) error {
 	r.Updated = c.cfg.Now().UTC()
 	if err := c.store.Save(r); err != nil {
 		return err

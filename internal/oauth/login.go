@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/oauth/store"
 	"net/url"
 	"strings"
 
@@ -89,7 +90,7 @@ func (c *Client) login(ctx context.Context, ch Challenge, scope string) error {
 	if err := checkTokenType(tok); err != nil {
 		return err
 	}
-	rec := &Record{
+	rec := &store.Record{
 		Server: c.server, Resource: resource, Issuer: asm.Issuer,
 		AuthorizationEndpoint: asm.AuthorizationEndpoint, TokenEndpoint: asm.TokenEndpoint, AuthMethod: cl.method,
 		ClientID: cl.id, Registered: cl.registered, RedirectURI: cb.redirect,
@@ -128,7 +129,7 @@ type oauthClient struct {
 // the same redirect URI (its port is tried again); else a new
 // registration.
 func (c *Client) client(ctx context.Context, asm *authServerMeta, state string) (*callback, *oauthClient, error) {
-	var kept *Record
+	var kept *store.Record
 	if r := c.rec; c.cfg.ClientID == "" && r != nil && r.Registered && r.Issuer == asm.Issuer && r.ClientID != "" {
 		kept = r
 	}

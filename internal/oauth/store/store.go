@@ -1,4 +1,8 @@
-package oauth
+// Package store keeps the relay's OAuth records (internal/oauth), one
+// private file per server URL under the state dir. It is apart from the
+// OAuth client so that doctor, in the hook binary, reads them without
+// linking net/http.
+package store
 
 import (
 	"crypto/sha256"
@@ -23,7 +27,7 @@ import (
 // pre-registered client's secret is not kept: it comes from the
 // environment each time.
 type Record struct {
-	Server   string `json:"server"`   // the MCP endpoint, Canonical
+	Server   string `json:"server"`   // the MCP endpoint, oauth.Canonical
 	Resource string `json:"resource"` // the resource indicator tokens are for (RFC 8707)
 	Issuer   string `json:"issuer"`
 
@@ -53,6 +57,23 @@ func (r *Record) Expired(now time.Time) bool {
 	return !r.Expiry.IsZero() && now.After(r.Expiry.Add(-30*time.Second))
 }
 
+// State says whether the token can be used, in words for a person (no
+// secret); ok is false when the relay would have to authorize anew.
+func (r *Record) State(now time.Time) (state string, ok bool) {
+	login := "interceptor-http auth login --url " + r.Server
+	switch {
+	case r.AccessToken == "" && r.RefreshToken == "":
+		return "not authorized (no token kept; " + login + ")", false
+	case r.Expiry.IsZero():
+		return "authorized (the token has no expiry)", true
+	case !r.Expired(now):
+		return fmt.Sprintf("authorized (the token expires in %s)", r.Expiry.Sub(now).Round(time.Second)), true
+	case r.RefreshToken != "":
+		return "authorized (the token expired; the relay refreshes it on its next request)", true
+	}
+	return "expired, with no refresh token (" + login + ")", false
+}
+
 // Scopes is Scope as a list.
 func (r *Record) Scopes() []string { return strings.Fields(r.Scope) }
 
@@ -80,7 +101,7 @@ func key(server string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// Path is the file of server's record (server Canonical).
+// Path is the file of server's record (server as oauth.Canonical gives it).
 func (s *Store) Path(server string) string { return filepath.Join(s.Dir(), key(server)+".json") }
 
 // ensure creates the state dir and oauth/ (0700) where missing and checks
