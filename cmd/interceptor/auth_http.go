@@ -20,7 +20,7 @@ import (
 func newOAuthClient(url string, o *oauthOptions, logf func(string, ...any)) (*oauth.Client, error) {
 	return oauth.New(oauth.Config{
 		Server: url, StateDir: o.StateDir,
-		ClientID: o.ClientID, ClientSecret: o.ClientSecret, CallbackPort: o.CallbackPort,
+		ClientID: o.ClientID, ClientSecret: o.ClientSecret, CallbackPort: o.CallbackPort, Scope: o.Scope,
 		Logf: logf,
 	})
 }

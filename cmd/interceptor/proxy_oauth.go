@@ -15,6 +15,7 @@ type oauthFlags struct {
 	clientID     string
 	secretEnv    string // VAR holding the client secret (never the secret itself: argv is public)
 	callbackPort int
+	scope        string
 	off          bool
 }
 
@@ -22,6 +23,7 @@ func (o *oauthFlags) register(fl *pflag.FlagSet, withOff bool) {
 	fl.StringVar(&o.clientID, "client-id", "", "OAuth: a client registered with the server's authorization server (default: the relay registers itself, where the server allows it)")
 	fl.StringVar(&o.secretEnv, "client-secret-env", "", "OAuth: the environment variable holding --client-id's secret, if it has one")
 	fl.IntVar(&o.callbackPort, "callback-port", 0, "OAuth: the port of the loopback redirect listener (default: any free port; a pre-registered client's redirect URI may name one: http://localhost:PORT/callback)")
+	fl.StringVar(&o.scope, "scope", "", "OAuth: the scopes to ask for, space-separated (default: those the server names in its 401, else all it supports)")
 	if withOff {
 		fl.BoolVar(&o.off, "no-oauth", false, "never authorize with OAuth: a 401 is the client's error (it is off anyway when an Authorization header is given)")
 	}
@@ -31,6 +33,7 @@ func (o *oauthFlags) register(fl *pflag.FlagSet, withOff bool) {
 type oauthOptions struct {
 	ClientID, ClientSecret string
 	CallbackPort           int
+	Scope                  string
 	StateDir               string
 }
 
@@ -38,10 +41,10 @@ type oauthOptions struct {
 // the relay (header: its HTTP headers), OAuth is off when an
 // Authorization header is given or --no-oauth: nil then.
 func (o *oauthFlags) resolve(header [][2]string, stateDir *stateDirFlag, lookup func(string) (string, bool)) (*oauthOptions, error) {
-	given := o.clientID != "" || o.secretEnv != "" || o.callbackPort != 0
+	given := o.clientID != "" || o.secretEnv != "" || o.callbackPort != 0 || o.scope != ""
 	if o.off || hasAuthorization(header) {
 		if given {
-			return nil, errors.New("--client-id, --client-secret-env and --callback-port are for OAuth, which is off with --no-oauth or an Authorization header")
+			return nil, errors.New("--client-id, --client-secret-env, --callback-port and --scope are for OAuth, which is off with --no-oauth or an Authorization header")
 		}
 		return nil, nil
 	}
@@ -51,7 +54,7 @@ func (o *oauthFlags) resolve(header [][2]string, stateDir *stateDirFlag, lookup 
 	if o.callbackPort < 0 || o.callbackPort > 65535 {
 		return nil, fmt.Errorf("--callback-port %d is not a port", o.callbackPort)
 	}
-	opts := &oauthOptions{ClientID: o.clientID, CallbackPort: o.callbackPort}
+	opts := &oauthOptions{ClientID: o.clientID, CallbackPort: o.callbackPort, Scope: strings.Join(strings.Fields(o.scope), " ")}
 	if o.secretEnv != "" {
 		v, ok := lookup(o.secretEnv)
 		if !ok || strings.TrimSpace(v) == "" {

@@ -32,6 +32,9 @@ type Config struct {
 	CallbackPort int
 	// ClientName is the name the relay registers under.
 	ClientName string
+	// Scope, when set, is what an authorization asks for, whatever the
+	// server names (a step-up still adds what its 403 names).
+	Scope string
 
 	HTTP        *http.Client       // nil: a client with a timeout
 	OpenBrowser func(string) error // nil: OpenBrowser

@@ -346,3 +346,19 @@ func TestStoreRefusesAnOpenFile(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A pinned scope (--scope, Claude Code's oauth.scopes) is asked for
+// instead of the challenge's.
+func TestPinnedScope(t *testing.T) {
+	s := newFakeAS(t)
+	s.scopes = "mcp:read"
+	c := s.client(t, func(cfg *Config) { cfg.Scope = "files:read files:write" })
+	if got := call(t, c, s.url()); got != 200 {
+		t.Fatalf("status %d", got)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if got := s.authorized[0].Get("scope"); got != "files:read files:write" {
+		t.Fatalf("scope %q", got)
+	}
+}

@@ -37,7 +37,9 @@ func (c *Client) login(ctx context.Context, ch Challenge, scope string) error {
 	}
 	if scope == "" {
 		scope = ch.Scope
-		if scope == "" && prm != nil {
+		if c.cfg.Scope != "" {
+			scope = c.cfg.Scope
+		} else if scope == "" && prm != nil {
 			scope = strings.Join(prm.ScopesSupported, " ")
 		}
 		if c.rec != nil && c.rec.Issuer == asm.Issuer {

@@ -180,7 +180,7 @@ func (s *Store) Delete(server string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("OAuth token file %s: %w", s.Path(server), err)
 	}
-	os.Remove(s.lockPath(server))
+	// The lock file stays: a relay may be waiting on it.
 	return true, nil
 }
 
