@@ -76,6 +76,18 @@ func (s *dropServer) start(t *testing.T) *httptest.Server {
 	return ts
 }
 
+// call sends one client line through the relay to s and returns the
+// answer the client got, and the Last-Event-ID of each GET s saw.
+func (s *dropServer) call(t *testing.T, line string) (gjson.Result, []string) {
+	ts := s.start(t)
+	send, stop := relayLines(t, &HTTP{URL: ts.URL})
+	r := send(line)
+	stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return r, append([]string(nil), s.gets...)
+}
+
 const callLine = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}`
 
 // Issue 33 item 1 (SEP-1699): a call's event stream that ends before the
@@ -104,38 +116,23 @@ func TestResumeAfterRetryWithLastEventID(t *testing.T) {
 // A stream that gave no event id cannot be resumed: the call is answered
 // with an error at once, and nothing is asked again.
 func TestNoResumeWithoutAnEventID(t *testing.T) {
-	s := &dropServer{noID: true, answer: true}
-	ts := s.start(t)
-	send, stop := relayLines(t, &HTTP{URL: ts.URL})
-	r := send(callLine)
-	stop()
-	if !strings.Contains(r.Get("error.message").Str, "ended without an answer") {
-		t.Fatalf("the client got %s; want an error", r.Raw)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.gets) != 0 {
-		t.Fatalf("%d GETs; want none", len(s.gets))
+	r, gets := (&dropServer{noID: true, answer: true}).call(t, callLine)
+	if !strings.Contains(r.Get("error.message").Str, "ended without an answer") || len(gets) != 0 {
+		t.Fatalf("the client got %s after %d GETs; want an error, and no GET", r.Raw, len(gets))
 	}
 }
 
 // A server whose resumed streams bring nothing is given up on after
 // resumeTries reconnections, and the call is answered with an error.
 func TestResumeGivesUp(t *testing.T) {
-	s := &dropServer{retry: "50"}
-	ts := s.start(t)
-	send, stop := relayLines(t, &HTTP{URL: ts.URL})
-	r := send(callLine)
-	stop()
+	r, gets := (&dropServer{retry: "50"}).call(t, callLine)
 	if !strings.Contains(r.Get("error.message").Str, "ended without an answer") {
 		t.Fatalf("the client got %s; want an error", r.Raw)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.gets) != resumeTries {
-		t.Fatalf("%d GETs (%q); want %d", len(s.gets), s.gets, resumeTries)
+	if len(gets) != resumeTries {
+		t.Fatalf("%d GETs (%q); want %d", len(gets), gets, resumeTries)
 	}
-	for _, id := range s.gets {
+	for _, id := range gets {
 		if id != "e1" {
 			t.Fatalf("a GET resumed from %q, want e1", id)
 		}
@@ -145,18 +142,9 @@ func TestResumeGivesUp(t *testing.T) {
 // 2026-07-28 is unchanged: a request's stream is its own, and its end is
 // not resumed (there is no session to resume it in).
 func TestModernStreamIsNotResumed(t *testing.T) {
-	s := &dropServer{retry: "50", answer: true}
-	ts := s.start(t)
-	send, stop := relayLines(t, &HTTP{URL: ts.URL})
-	r := send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"` + proxytest.Modern + `"}}}`)
-	stop()
-	if r.Get("error").Raw == "" {
-		t.Fatalf("the client got %s; want an error", r.Raw)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.gets) != 0 {
-		t.Fatalf("%d GETs; want none", len(s.gets))
+	r, gets := (&dropServer{retry: "50", answer: true}).call(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"`+proxytest.Modern+`"}}}`)
+	if r.Get("error").Raw == "" || len(gets) != 0 {
+		t.Fatalf("the client got %s after %d GETs; want an error, and no GET", r.Raw, len(gets))
 	}
 }
 
