@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -360,5 +361,28 @@ func TestPinnedScope(t *testing.T) {
 	defer s.mu.Unlock()
 	if got := s.authorized[0].Get("scope"); got != "files:read files:write" {
 		t.Fatalf("scope %q", got)
+	}
+}
+
+// Requests that meet the 401 at once (a client's first calls) share one
+// authorization: one browser, one registration.
+func TestConcurrent401sShareOneLogin(t *testing.T) {
+	s := newFakeAS(t)
+	c := s.client(t, nil)
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got := call(t, c, s.url()); got != 200 {
+				t.Errorf("status %d", got)
+			}
+		}()
+	}
+	wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.authorized) != 1 || len(s.registered) != 1 {
+		t.Fatalf("%d authorizations, %d registrations; want 1 each", len(s.authorized), len(s.registered))
 	}
 }
