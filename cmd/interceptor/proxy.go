@@ -18,7 +18,7 @@ import (
 // runHTTP relays to a Streamable HTTP server. It is set only in builds with
 // the proxyhttp tag (proxy_http.go): net/http doubles the binary and slows
 // every hook run, which must stay as fast as without proxy mode.
-var runHTTP func(rw *proxy.Rewriter, url string, header [][2]string, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error)
+var runHTTP func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error)
 
 // exitCodeError carries the proxied server's exit code when no exit
 // function is injected (tests).
@@ -33,6 +33,7 @@ type proxyFlags struct {
 	urlEnv   string // --url-env: the variable holding the URL
 	headers  []string
 	hdrEnv   headerEnvFlags // --header-env, --bearer-env: header values from the environment
+	oauth    oauthFlags     // --client-id and the like: the relay's OAuth client (proxy_oauth.go)
 	stateDir stateDirFlag
 	pattern  string
 	handles  string
@@ -49,6 +50,7 @@ type proxyRun struct {
 	Command []string
 	URL     string
 	Header  [][2]string
+	OAuth   *oauthOptions // nil: no OAuth (a command, --no-oauth, an Authorization header)
 	Grace   time.Duration
 }
 
@@ -82,6 +84,9 @@ untouched except three:
 
 and every long value held for the session, in any message from the server,
 is shown as its stand-in, e.g. [session_token 1a2b3c4d held by interceptor].
+A --url server that asks for OAuth (a 401 with a Bearer challenge) has the
+relay authorize with it, opening your browser, as a client reaching it
+itself would (interceptor-http auth login does it ahead of time).
 Several handles per server are declared in a --handles file
 (docs/handles.md); without one, the flags describe one.
 
@@ -110,10 +115,11 @@ server's exit code is the proxy's; its stderr passes through.`,
 	fl.StringVar(&f.urlEnv, "url-env", "", "relay to the Streamable HTTP MCP endpoint in this environment variable (what install --proxy writes): unlike --url, the address stays out of the process list")
 	fl.StringArrayVar(&f.headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable; the process list shows it: --header-env keeps a secret out)`)
 	f.hdrEnv.register(fl)
+	f.oauth.register(fl, true)
 	registerTokenFlags(fl, &f.tok, &f.pattern, &f.handles)
 	fl.BoolVar(&f.cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
 	fl.StringVar(&f.cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
-	f.stateDir.register(cmd, "where --persist keeps tokens")
+	f.stateDir.register(cmd, "where --persist keeps tokens, and OAuth (--url) its own")
 	fl.IntVar(&f.cfg.MaxMessage, "max-message", proxy.DefaultMaxMessage, "largest message relayed, in bytes: a longer one is not kept in memory but answered with a JSON-RPC error")
 	f.human.register(fl)
 	fl.DurationVar(&f.grace, "grace", proxy.DefaultGrace, "on shutdown, how long the server gets to exit before SIGTERM, and again before it is killed")
@@ -169,6 +175,11 @@ func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxy
 		return nil, err
 	}
 	r.Header = append(r.Header, more...)
+	if f.url != "" {
+		if r.OAuth, err = f.oauth.resolve(r.Header, &f.stateDir, os.LookupEnv); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -210,7 +221,7 @@ func runProxy(r *proxyRun) error {
 	defer signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	var code int
 	if r.URL != "" {
-		code, err = runHTTP(rw, r.URL, r.Header, r.IO, sigs, r.Grace)
+		code, err = runHTTP(rw, r.URL, r.Header, r.OAuth, r.IO, sigs, r.Grace)
 	} else {
 		s := &proxy.Stdio{Command: r.Command, In: r.IO.In, Out: r.IO.Out, Err: r.IO.Err, Signals: sigs, Grace: r.Grace}
 		code, err = s.Run(rw)

@@ -11,8 +11,15 @@ import (
 )
 
 func init() {
-	runHTTP = func(rw *proxy.Rewriter, url string, header [][2]string, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error) {
+	runHTTP = func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error) {
 		h := &streamhttp.HTTP{URL: url, Header: header, In: io.In, Out: io.Out, Signals: sigs, Grace: grace}
+		if oauth != nil {
+			c, err := newOAuthClient(url, oauth, rw.Logf)
+			if err != nil {
+				return 1, err
+			}
+			h.Auth = c
+		}
 		return h.Run(rw)
 	}
 }

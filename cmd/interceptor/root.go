@@ -150,6 +150,7 @@ func newRootCmd(io *streams, only string) *cobra.Command {
 		newChildrenCmd(io),
 		newDeliverCmd(io),
 		newInboxCmd(io),
+		newAuthCmd(io),
 	)
 	return withSubcommands(root)
 }

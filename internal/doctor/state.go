@@ -76,6 +76,7 @@ func doctorState(dir string, now time.Time) StateReport {
 	if stale > 0 {
 		add(Warn, "some sessions are older than %s: 'interceptor gc --older-than 7d' removes them", age(StaleAfter))
 	}
+	doctorOAuth(&r, dir, now)
 	return r
 }
 

@@ -31,7 +31,7 @@ var ClaudeCodeClient = Client{
 	// Its docs: {"type":"stdio","command","args","env"} or
 	// {"type":"http","url","headers"} ("sse": the older transport).
 	MCPEntry: MCPEntry{Env: "env", Type: "type", Stdio: "stdio", HTTP: []URLKey{{"url", []string{"http"}}},
-		Headers: "headers", Auth: []string{"headersHelper", "oauth"}},
+		Headers: "headers", Auth: []string{"headersHelper"}, OAuth: "oauth"},
 	// No MCPToolTimeout: its MCP_TOOL_TIMEOUT is an environment
 	// variable, which doctor cannot see.
 	Naming:      ToolNaming{Prefix: mcpDunder, PluginForm: true},

@@ -194,8 +194,12 @@ type MCPEntry struct {
 	// Headers is the key of the HTTP headers the client sends it.
 	Headers string
 	// Auth are keys of an entry whose authentication the client does
-	// itself (OAuth, a helper that makes headers): a relay cannot carry it.
+	// itself (a helper that makes headers, an OAuth setup the relay
+	// cannot take over): a relay cannot carry it.
 	Auth []string
+	// OAuth is the key of an OAuth block the relay takes over (its client
+	// id, callback port and scopes: Claude Code's "oauth"); "": none.
+	OAuth string
 }
 
 // URLKey is a key an entry holds a Streamable HTTP address under, when

@@ -309,6 +309,7 @@ type serverEntry struct {
 	headers [][2]string // its HTTP headers, in order
 	header  [][2]string // header name, variable already holding its value (Codex)
 	bearer  string      // variable holding a bearer token (Codex)
+	oauth   entryOAuth  // its OAuth block, which the relay takes over (proxy_oauth.go)
 }
 
 // proxyCommand is the command that runs the entry through the proxy, and
@@ -346,7 +347,7 @@ func proxyCommand(c *hooks.Client, o Options, e serverEntry) (argv []string, env
 	if e.bearer != "" {
 		argv = append(argv, "--bearer-env", e.bearer)
 	}
-	return argv, env, nil
+	return append(argv, e.oauth.args()...), env, nil
 }
 
 // headerVar is the variable a header's value moves to: its name in
@@ -510,6 +511,12 @@ func (d *jsonDoc) read(c *hooks.Client) (serverEntry, error) {
 		if _, ok := d.entry.find(m.Env); ok {
 			return s, fmt.Errorf("an address with %q is not what install --proxy knows how to rewrite: wire it by hand (docs/proxy.md)", m.Env)
 		}
+		if i, ok := d.entry.find(m.OAuth); ok && m.OAuth != "" {
+			var err error
+			if s.oauth, err = readOAuth(c, d.entry.value(i)); err != nil {
+				return s, err
+			}
+		}
 		return s, nil
 	}
 	return s, errors.New("neither a command nor a Streamable HTTP address install --proxy knows")
@@ -548,13 +555,14 @@ func (d *jsonDoc) rewrite(c *hooks.Client, o Options) ([]byte, []byte, []string,
 	e, ent := d.e, d.entry
 	var notes []string
 	if s.url != "" {
-		notes = relayNotes(c, argv[0], s.url)
+		notes = append(relayNotes(c, argv[0], s.url), oauthNote(c, s.oauth)...)
 		// In come the command and the environment holding the headers,
 		// at the end (laid out like the members there now); then out go
-		// the address, its headers and the transport's type.
+		// the address, its headers, its OAuth block and the transport's
+		// type.
 		n0 := ent.len()
 		var drop []int
-		for _, k := range []string{m.Headers} {
+		for _, k := range []string{m.Headers, m.OAuth} {
 			if i, ok := ent.find(k); ok {
 				drop = append(drop, i)
 			}

@@ -33,6 +33,9 @@ type HTTP struct {
 	URL    string
 	Header [][2]string  // sent with every request, e.g. Authorization
 	Client *http.Client // nil: a client without an overall timeout
+	// Auth, when set, authorizes every request (OAuth; auth.go): its
+	// Authorization replaces any in Header.
+	Auth Authorizer
 
 	In  io.Reader // from the client
 	Out io.Writer // to the client
@@ -156,6 +159,13 @@ func (o *outstanding) forget(k string) {
 	delete(o.ids, k)
 }
 
+// waiting reports whether a request of o still waits for its answer.
+func (o *outstanding) waiting() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.ids) > 0
+}
+
 // answersList reports whether msg (a single message) answers o's
 // 2026-07-28 tools/list request.
 func (o *outstanding) answersList(msg []byte) bool {
@@ -238,6 +248,9 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, m
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
 	}
+	if err := c.authorize(req); err != nil {
+		return nil, err
+	}
 	if m != nil && m.modern() {
 		// Sessionless: no session id, whatever came before.
 		return req, m.setHeaders(req.Header, &c.params)
@@ -309,8 +322,10 @@ func (c *httpConn) post(body []byte) {
 			c.mu.Unlock()
 		}
 	}
+	// A legacy request's stream is resumed when it drops (resume.go).
+	x := exchangeOf{o: o, initialized: initialized, long: long, resumable: mp == nil || !mp.modern(), done: done}
 	if open == "" {
-		c.exchange(ctx, req, o, initialized, long, done)
+		c.exchange(ctx, req, x)
 		return
 	}
 	if !long {
@@ -320,26 +335,42 @@ func (c *httpConn) post(body []byte) {
 		if !long {
 			defer c.inflight.Done()
 		}
-		c.exchange(ctx, req, o, initialized, long, done)
+		c.exchange(ctx, req, x)
 	}()
 }
 
-// exchange sends req (a POST of o's requests) and hands its answer on: in
-// the background once the response headers are in. done ends the request
-// (ctx is its context); long says its stream may last as long as the
-// relay (subscriptions/listen), and must not hold up its end.
-func (c *httpConn) exchange(ctx context.Context, req *http.Request, o *outstanding, initialized, long bool, done func()) {
-	resp, err := c.client.Do(req)
+// exchangeOf is what exchange needs to know of one POST.
+type exchangeOf struct {
+	o           *outstanding // its requests
+	initialized bool         // it carries notifications/initialized
+	// long says its stream may last as long as the relay
+	// (subscriptions/listen), and must not hold up its end.
+	long bool
+	// resumable says its event stream is resumed if it drops.
+	resumable bool
+	done      func() // ends the request (cancels its context)
+}
+
+// exchange sends req (a POST of x.o's requests) and hands its answer on:
+// in the background once the response headers are in. ctx is the
+// request's context.
+func (c *httpConn) exchange(ctx context.Context, req *http.Request, x exchangeOf) {
+	o, initialized, long, done := x.o, x.initialized, x.long, x.done
+	resp, err := c.do(req)
 	if err != nil {
 		// Whether we cancelled it, asked before done cancels ctx: an
 		// error of ours is no news to the client, one of the server's is.
 		cancelled := c.ctx.Err() != nil || ctx.Err() != nil
 		done()
 		var cross *crossOrigin
+		var auth *authFailed
 		switch {
 		case errors.As(err, &cross):
 			c.logf("%v", cross)
 			c.fail(o, cross.Error())
+		case errors.As(err, &auth):
+			c.logf("%v", auth)
+			c.fail(o, auth.Error())
 		case !cancelled:
 			c.fail(o, "cannot reach the MCP server: "+hideAddress(err))
 		}
@@ -362,8 +393,7 @@ func (c *httpConn) exchange(ctx context.Context, req *http.Request, o *outstandi
 				defer c.inflight.Done()
 			}
 			defer done()
-			defer resp.Body.Close()
-			readSSE(resp.Body, c.rw.MaxMessage(), func(_ string, data []byte, over *rawjson.Head) { c.deliver(data, over, o) })
+			c.readStream(ctx, resp.Body, o, x.resumable)
 			c.fail(o, "the MCP server's event stream ended without an answer")
 		}()
 	case ok && ct == "application/json":
@@ -621,16 +651,16 @@ func (c *httpConn) listen() {
 		return
 	}
 	go func() {
-		lastID := ""
+		var cur sseCursor
 		for backoff := 500 * time.Millisecond; c.ctx.Err() == nil; {
 			req, err := c.newRequest(c.ctx, http.MethodGet, nil, nil)
 			if err != nil {
 				return
 			}
-			if lastID != "" {
-				req.Header.Set("Last-Event-ID", lastID)
+			if cur.lastID != "" {
+				req.Header.Set("Last-Event-ID", cur.lastID)
 			}
-			resp, err := c.client.Do(req)
+			resp, err := c.do(req)
 			if err == nil {
 				ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 				if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
@@ -640,18 +670,21 @@ func (c *httpConn) listen() {
 					}
 					return
 				}
-				readSSE(resp.Body, c.rw.MaxMessage(), func(id string, data []byte, over *rawjson.Head) {
-					if id != "" {
-						lastID = id
-					}
+				readSSE(resp.Body, c.rw.MaxMessage(), &cur, func(data []byte, over *rawjson.Head) {
 					c.deliver(data, over, nil)
 				})
 				resp.Body.Close()
 			}
+			// The server's retry field, when it gave one, is the wait it
+			// asked for (SEP-1699); else a backoff.
+			wait := backoff
+			if cur.retry > 0 {
+				wait = cur.wait(0)
+			}
 			select {
 			case <-c.ctx.Done():
 				return
-			case <-time.After(backoff):
+			case <-time.After(wait):
 			}
 			backoff = min(2*backoff, 10*time.Second)
 		}
@@ -676,24 +709,39 @@ func (c *httpConn) endSession() {
 		req.Header.Add(kv[0], kv[1])
 	}
 	req.Header.Set("Mcp-Session-Id", sid)
+	c.authorize(req)
 	if resp, err := c.client.Do(req); err == nil {
 		resp.Body.Close()
 	}
 }
 
-// readSSE calls onEvent with the id and data of each event of an event
-// stream whose type is message (or unnamed), until the stream ends. The
-// data of an event over the message size limit is not kept: onEvent gets
-// its head instead.
-func readSSE(r io.Reader, max int, onEvent func(id string, data []byte, over *rawjson.Head)) {
+// sseCursor is where an event stream stands, for a reconnection to
+// resume it: the last event id it gave (the stream's, kept from one event
+// to the next as the SSE spec says) and the reconnection time its last
+// retry field asked for (0: none).
+type sseCursor struct {
+	lastID string
+	retry  time.Duration
+}
+
+// readSSE calls onEvent with the data of each event of an event stream
+// whose type is message (or unnamed), until the stream ends, and keeps cur
+// (which may be nil) up to date. An event whose data is blank (the priming
+// event a resumable stream starts with: an id, nothing to deliver) is not
+// passed on. The data of an event over the message size limit is not kept:
+// onEvent gets its head instead.
+func readSSE(r io.Reader, max int, cur *sseCursor, onEvent func(data []byte, over *rawjson.Head)) {
 	if max <= 0 {
 		max = proxy.DefaultMaxMessage
+	}
+	if cur == nil {
+		cur = new(sseCursor)
 	}
 	lr := proxy.NewLineReader(r, max)
 	var data []byte
 	var over *rawjson.Head
 	var id, event string
-	hasData := false
+	idSet, hasData := false, false
 	for {
 		line, overLine, err := lr.Next()
 		l, _ := proxy.SplitEnding(line)
@@ -703,8 +751,11 @@ func readSSE(r io.Reader, max int, onEvent func(id string, data []byte, over *ra
 			// field is that long); what came before it is lost.
 			over, hasData = overLine, true
 		case len(l) == 0 && len(line) > 0: // blank line: dispatch
-			if hasData && (event == "" || event == "message") {
-				onEvent(id, data, over)
+			if idSet {
+				cur.lastID = id
+			}
+			if hasData && (event == "" || event == "message") && (over != nil || len(bytes.TrimSpace(data)) > 0) {
+				onEvent(data, over)
 			}
 			data, over, event, hasData = nil, nil, "", false
 		case len(l) > 0 && l[0] == ':': // comment
@@ -731,11 +782,34 @@ func readSSE(r io.Reader, max int, onEvent func(id string, data []byte, over *ra
 			case "event":
 				event = string(value)
 			case "id":
-				id = string(value)
+				// An id holding NUL is ignored (the SSE spec).
+				if bytes.IndexByte(value, 0) < 0 {
+					id, idSet = string(value), true
+				}
+			case "retry":
+				if ms, ok := digits(value); ok {
+					cur.retry = time.Duration(ms) * time.Millisecond
+				}
 			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// digits is value as a number of milliseconds when it is ASCII digits only
+// (the SSE spec ignores a retry field that is anything else), bounded.
+func digits(value []byte) (int64, bool) {
+	if len(value) == 0 || len(value) > 9 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range value {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }

@@ -186,20 +186,26 @@ func TestHTTPErrorsReachTheClient(t *testing.T) {
 
 func TestReadSSE(t *testing.T) {
 	stream := ": comment\r\n" +
+		"id: p\r\nretry: 250\r\ndata: \r\n\r\n" + // a priming event: nothing to deliver
 		"id: 1\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n" +
 		"event: ping\ndata: ignored\n\n" +
-		"data:{\"b\":2}\n\n" +
+		"retry: soon\ndata:{\"b\":2}\n\n" + // not digits: ignored
 		"id: 3\ndata: {\"c\":3}\n" // no final blank line: not dispatched
 	var got []string
-	readSSE(strings.NewReader(stream), 0, func(id string, data []byte, over *rawjson.Head) {
+	var cur sseCursor
+	readSSE(strings.NewReader(stream), 0, &cur, func(data []byte, over *rawjson.Head) {
 		if over != nil {
-			t.Fatalf("event %s over the limit", id)
+			t.Fatalf("event after %s over the limit", cur.lastID)
 		}
-		got = append(got, id+"|"+string(data))
+		got = append(got, cur.lastID+"|"+string(data))
 	})
 	want := []string{"1|{\"a\":\n1}", "1|{\"b\":2}"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("events %q, want %q", got, want)
+	}
+	// The id of an event never dispatched is not the stream's last.
+	if cur.lastID != "1" || cur.retry != 250*time.Millisecond {
+		t.Fatalf("cursor %+v, want last id 1, retry 250ms", cur)
 	}
 }
 

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+)
+
+// authFlags are the flags of auth login, status and logout.
+type authFlags struct {
+	url      string
+	oauth    oauthFlags
+	stateDir stateDirFlag
+}
+
+// runAuth runs one of auth's subcommands ("login", "status", "logout").
+// It is set only in builds with the proxyhttp tag (auth_http.go), as
+// runHTTP is: the OAuth client needs net/http, which would slow every
+// hook's start-up.
+var runAuth func(cmd *cobra.Command, sub string, f *authFlags, io *streams) error
+
+func newAuthCmd(io *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth",
+		Short: "OAuth for proxy --url: authorize the relay with a server ahead of time, see or forget its tokens",
+		Long: `A server that answers 401 with a Bearer challenge gets an OAuth client in the
+relay (proxy --url), as it would in a client that reached it itself: the
+relay opens your browser at its authorization server and keeps the tokens in
+the state dir (oauth/, one private file per server URL), refreshing them.
+
+auth login does that ahead of time, in your terminal, so the relay never
+needs a browser while a client waits on it; auth status says what is kept;
+auth logout forgets it. See docs/proxy.md.`,
+	}
+	for _, sub := range []struct{ name, short string }{
+		{"login", "Authorize the relay with the server at --url now (opens your browser)"},
+		{"status", "Say whether the relay is authorized with --url (without --url: every server it is)"},
+		{"logout", "Forget the tokens and client kept for --url"},
+	} {
+		f := &authFlags{}
+		c := &cobra.Command{
+			Use:   sub.name + " --url URL",
+			Short: sub.short,
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				if runAuth == nil {
+					return errors.New("auth: this binary has no HTTP client (it would slow every hook's start-up); run interceptor-http auth from the same release, or build with -tags proxyhttp")
+				}
+				if f.url == "" && sub.name != "status" {
+					return errors.New("auth " + sub.name + ": give the server's --url")
+				}
+				return runAuth(cmd, sub.name, f, io)
+			},
+		}
+		c.Flags().StringVar(&f.url, "url", "", "the server's Streamable HTTP endpoint, as given to proxy --url")
+		if sub.name == "login" {
+			f.oauth.register(c.Flags(), false)
+		}
+		f.stateDir.register(c, "where the relay keeps OAuth tokens")
+		cmd.AddCommand(c)
+	}
+	return withSubcommands(cmd)
+}
