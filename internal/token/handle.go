@@ -110,6 +110,9 @@ type Spec struct {
 	MinLen int
 	// StandIns says which values the model reads only as stand-ins.
 	StandIns StandIns
+	// Repair says which held values a near miss is repaired to
+	// (nearmiss.go).
+	Repair Repair
 }
 
 // StandIns says which of a handle's values the model reads as stand-ins
