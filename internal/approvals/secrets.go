@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/interceptor-dev/interceptor/internal/state"
@@ -15,18 +16,22 @@ const DefaultKey = "session_token"
 // tokens. A supervisor (a person, or a parent agent's model) reads the
 // record, so the record holds stand-ins instead (token.MaskedJSON), while
 // the call itself keeps the real tokens; a stand-in in the supervisor's new
-// input gets its token back (token.ResolveStandIns), but only one of Held.
+// input gets its token back (token.ResolveStandIns), but only a token the
+// session holds on the server whose tool the call is (ToolValues).
 type Secrets struct {
 	// Key is the token argument: every value under it is shown as a
 	// stand-in, held or not.
 	Key string
 	// Held is the tokens the store holds for the call's session, on any
-	// server, newest first: masked, and the only tokens a stand-in in the
-	// supervisor's new input resolves to.
+	// server, newest first: masked.
 	Held token.Held
 	// Others are more tokens the record masks but a stand-in never
 	// resolves to: other sessions' (see LoadSecrets).
 	Others token.Held
+	// servers are the store's servers; byServer the tokens of Held by the
+	// server that holds them, the only ones a stand-in resolves to.
+	servers  []string
+	byServer map[string]token.Held
 }
 
 // LoadSecrets reads the tokens to mask in a call's record. With a session
@@ -45,7 +50,7 @@ func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 	if key == "" {
 		key = DefaultKey
 	}
-	s := Secrets{Key: key}
+	s := Secrets{Key: key, byServer: map[string]token.Held{}}
 	if tokens == nil {
 		return s
 	}
@@ -55,17 +60,20 @@ func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 		for _, r := range recs {
 			if r.Current {
 				current = append(current, r)
+				s.byServer[r.Server] = r.Held()
 			}
 		}
+		s.servers, _ = tokens.Servers()
 		s.Held = newestHeld(current, nil)
 		s.Others = newestHeld(recs, s.Held)
 		return s
 	}
-	servers, _ := tokens.Servers()
+	s.servers, _ = tokens.Servers()
 	var mine, current []state.Record
-	for _, srv := range servers {
+	for _, srv := range s.servers {
 		if r, err := tokens.Get(srv, session); err == nil {
 			mine = append(mine, r)
+			s.byServer[srv] = r.Held()
 		}
 		if r, err := tokens.Get(srv, ""); err == nil {
 			current = append(current, r)
@@ -74,6 +82,29 @@ func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 	s.Held = newestHeld(mine, nil)
 	s.Others = newestHeld(current, s.Held)
 	return s
+}
+
+// ToolValues is what a stand-in in a supervisor's new input for a call of
+// tool may name: the values the call's session holds on the one server of
+// the store whose tool it is (owns says whether it is server's). A stand-in
+// of one server's value must never reach another server's tool (a chat
+// post the model planted it in): the error says why none may, for a tool
+// of no server interceptor holds values for, or one that could be either
+// of two servers' (mcp__wf__admin__drop with wf and wf__admin).
+func (s Secrets) ToolValues(tool string, owns func(server string) bool) (token.Held, error) {
+	var found []string
+	for _, srv := range s.servers {
+		if owns(srv) {
+			found = append(found, srv)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%s is no tool of a server interceptor holds values for, so a stand-in names nothing it may be given", tool)
+	case 1:
+		return s.byServer[found[0]], nil
+	}
+	return nil, fmt.Errorf("%s could be a tool of server %q or of server %q, so neither's value is given to it", tool, found[0], found[1])
 }
 
 // newestHeld is the tokens of recs, newest record first, each once and none
