@@ -130,11 +130,22 @@ func newestHeld(recs []state.Record, skip token.Held) token.Held {
 // Mask is raw JSON as a supervisor may see it: Held and Others as
 // stand-ins, and every value under Key.
 func (s Secrets) Mask(raw string) string {
-	all := s.Held
-	if len(s.Others) > 0 {
-		all = append(append(token.Held(nil), s.Held...), s.Others...)
+	return token.MaskedJSON(raw, s.Key, s.all())
+}
+
+// MaskString is a string of the record (the tool's name, the origin) as a
+// supervisor may see it: Held and Others as stand-ins. The model names the
+// tool, so a tool name can carry a token as well as the input can.
+func (s Secrets) MaskString(v string) string {
+	out, _ := token.RedactString(v, s.Key, s.all())
+	return out
+}
+
+func (s Secrets) all() token.Held {
+	if len(s.Others) == 0 {
+		return s.Held
 	}
-	return token.MaskedJSON(raw, s.Key, all)
+	return append(append(token.Held(nil), s.Held...), s.Others...)
 }
 
 // Viewer masks requests once more as they are shown (list, show, watch,
@@ -169,15 +180,22 @@ func (v *Viewer) Requests(rs []Request) []Request {
 	return rs
 }
 
-// Request is r as a person or a parent agent may read it.
+// Request is r as a person or a parent agent may read it: every string a
+// view shows masked, not the input alone (the model names the tool and
+// writes the input; a record of an earlier version may hold anything).
+// ID, Session, Kind and Mode are the queue's and the client's, never the
+// model's, and views act on them.
 func (v *Viewer) Request(r Request) Request {
 	held := v.held(r.Session)
-	r.Input = token.MaskedJSON(r.Input, DefaultKey, held)
-	if r.UpdatedInput != "" {
-		r.UpdatedInput = token.MaskedJSON(r.UpdatedInput, DefaultKey, held)
+	for _, raw := range []*string{&r.Input, &r.UpdatedInput, &r.InputSchema} {
+		if *raw != "" {
+			*raw = token.MaskedJSON(*raw, DefaultKey, held)
+		}
 	}
-	r.Reason, _ = token.RedactString(r.Reason, DefaultKey, held)
-	r.Answer, _ = token.RedactString(r.Answer, DefaultKey, held)
+	for _, s := range []*string{&r.Tool, &r.Client, &r.Origin, &r.Chat, &r.ToolUseID, &r.Reason, &r.Answer,
+		&r.DecidedBy, &r.DeliveredTo} {
+		*s, _ = token.RedactString(*s, DefaultKey, held)
+	}
 	return r
 }
 
