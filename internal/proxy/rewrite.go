@@ -284,8 +284,8 @@ func (r *Rewriter) FromServer(msg []byte) Out {
 	r.mu.Lock()
 	idle := len(r.pending) == 0 && len(r.secrets) == 0
 	r.mu.Unlock()
-	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
-		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide: do not even look
+	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) && !bytes.Contains(msg, requestStateKey) {
+		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide, no state to replace: do not even look
 	}
 	return r.each(msg, true, r.serverStep)
 }
