@@ -99,11 +99,12 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (hooks.Decision, erro
 		}
 	}
 	secrets := LoadSecrets(c.Tokens, c.Session, c.Key)
-	req, err := s.Enqueue(Request{
-		Client: c.Client, Session: c.Session, Tool: secrets.MaskString(c.Tool), Input: secrets.Mask(c.Input),
-		Deadline: time.Now().Add(p.Timeout), Origin: secrets.MaskString(c.Origin),
-		Chat: secrets.MaskString(c.Chat), ToolUseID: secrets.MaskString(c.ToolUseID),
-	})
+	r := Request{
+		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: secrets.Mask(c.Input),
+		Deadline: time.Now().Add(p.Timeout), Origin: c.Origin, Chat: c.Chat, ToolUseID: c.ToolUseID,
+	}
+	secrets.MaskStrings(&r.Tool, &r.Origin, &r.Chat, &r.ToolUseID)
+	req, err := s.Enqueue(r)
 	if err != nil {
 		return hooks.Decision{}, err
 	}

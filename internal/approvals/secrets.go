@@ -133,12 +133,14 @@ func (s Secrets) Mask(raw string) string {
 	return token.MaskedJSON(raw, s.Key, s.all())
 }
 
-// MaskString is a string of the record (the tool's name, the origin) as a
-// supervisor may see it: Held and Others as stand-ins. The model names the
-// tool, so a tool name can carry a token as well as the input can.
-func (s Secrets) MaskString(v string) string {
-	out, _ := token.RedactString(v, s.Key, s.all())
-	return out
+// MaskStrings makes strings of the record (the tool's name, the origin)
+// what a supervisor may see: Held and Others as stand-ins. The model names
+// the tool, so a tool name can carry a token as well as the input can.
+func (s Secrets) MaskStrings(vs ...*string) {
+	r := token.NewStringRedactor(s.Key, s.all())
+	for _, v := range vs {
+		*v = r.Redact(*v)
+	}
 }
 
 func (s Secrets) all() token.Held {
@@ -160,7 +162,14 @@ type Viewer struct {
 	loaded    bool
 	servers   []string
 	current   []state.Record
-	bySession map[string]token.Held
+	bySession map[string]sessionMask
+}
+
+// sessionMask is what a view masks a session's requests with: the tokens,
+// and their spellings worked out once for every string field.
+type sessionMask struct {
+	held    token.Held
+	strings token.StringRedactor
 }
 
 // Viewer masks requests with the token store of the queue's state dir.
@@ -169,7 +178,7 @@ func (s *Store) Viewer() *Viewer { return NewViewer(state.New(s.StateDir)) }
 // NewViewer masks with the token store tokens (nil: values under
 // DefaultKey only).
 func NewViewer(tokens *state.Store) *Viewer {
-	return &Viewer{tokens: tokens, bySession: map[string]token.Held{}}
+	return &Viewer{tokens: tokens, bySession: map[string]sessionMask{}}
 }
 
 // Requests masks rs in place and returns it.
@@ -186,21 +195,32 @@ func (v *Viewer) Requests(rs []Request) []Request {
 // ID, Session, Kind and Mode are the queue's and the client's, never the
 // model's, and views act on them.
 func (v *Viewer) Request(r Request) Request {
-	held := v.held(r.Session)
+	m := v.mask(r.Session)
 	for _, raw := range []*string{&r.Input, &r.UpdatedInput, &r.InputSchema} {
 		if *raw != "" {
-			*raw = token.MaskedJSON(*raw, DefaultKey, held)
+			*raw = token.MaskedJSON(*raw, DefaultKey, m.held)
 		}
 	}
 	for _, s := range []*string{&r.Tool, &r.Client, &r.Origin, &r.Chat, &r.ToolUseID, &r.Reason, &r.Answer,
 		&r.DecidedBy, &r.DeliveredTo} {
-		*s, _ = token.RedactString(*s, DefaultKey, held)
+		*s = m.strings.Redact(*s)
 	}
 	return r
 }
 
-// held is what a request of session shows as stand-ins: the session's
+// mask is what a request of session shows as stand-ins: the session's
 // tokens and every server's current one, read once per view.
+func (v *Viewer) mask(session string) sessionMask {
+	if m, ok := v.bySession[session]; ok {
+		return m
+	}
+	held := v.held(session)
+	m := sessionMask{held: held, strings: token.NewStringRedactor(DefaultKey, held)}
+	v.bySession[session] = m
+	return m
+}
+
+// held reads the tokens of mask.
 func (v *Viewer) held(session string) token.Held {
 	if v.tokens == nil {
 		return nil
@@ -214,9 +234,6 @@ func (v *Viewer) held(session string) token.Held {
 			}
 		}
 	}
-	if h, ok := v.bySession[session]; ok {
-		return h
-	}
 	var mine []state.Record
 	if session != "" {
 		for _, srv := range v.servers {
@@ -226,7 +243,5 @@ func (v *Viewer) held(session string) token.Held {
 		}
 	}
 	h := newestHeld(mine, nil)
-	h = append(h, newestHeld(v.current, h)...)
-	v.bySession[session] = h
-	return h
+	return append(h, newestHeld(v.current, h)...)
 }
