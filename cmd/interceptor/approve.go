@@ -272,6 +272,9 @@ func (a *approveRun) decide(ctx context.Context) error {
 		Chat:    f.chat,
 		Tokens:  state.New(dir),
 		Key:     f.arg,
+		// A stand-in in a supervisor's new input resolves only to a value
+		// of the server the event says the tool is of.
+		Owns: func(server string) bool { _, ok := ev.Client.Tool(ev, server); return ok },
 	})
 	if err != nil {
 		return a.failClosed(err)

@@ -179,7 +179,7 @@ flag is reported without its text, in case it was a token.`,
 			}
 			put := func(h token.Holding) (token.Holding, bool) {
 				l := h[f.handle]
-				h[f.handle] = token.Live{Values: l.Values.Push(tok), Default: tok}
+				h[f.handle] = token.Live{Values: l.Values.Push(tok), Default: tok, MetaSeen: l.MetaSeen}
 				return h, true
 			}
 			if err := st.Update(f.server, f.session, "manual", true, put); err != nil {

@@ -48,10 +48,31 @@ type Call struct {
 	// Tokens is the token store and Key the token argument (default
 	// DefaultKey): the record shows stand-ins for the session's tokens and
 	// for every value under Key, and a supervisor's new input naming a
-	// token by its stand-in gets it back (see Secrets). With Tokens nil
-	// only the values under Key are masked.
+	// token by its stand-in gets it back (see Secrets), when the token is
+	// held on the server whose tool Tool is. With Tokens nil only the
+	// values under Key are masked.
 	Tokens *state.Store
 	Key    string
+	// Owns reports whether Tool is a tool of server: the approve hook asks
+	// its event (which may name the server exactly, as Claude Code's and
+	// Gemini CLI's do). Nil: by Client's spelling of tool names.
+	Owns func(server string) bool
+}
+
+// owns is Owns, or the client's spelling of tool names; a client not known
+// owns nothing (no stand-in resolves).
+func (c Call) owns() func(server string) bool {
+	if c.Owns != nil {
+		return c.Owns
+	}
+	client, ok := hooks.FindClient(c.Client)
+	return func(server string) bool {
+		if !ok {
+			return false
+		}
+		_, mine := client.MatchTool(c.Tool, server)
+		return mine
+	}
 }
 
 // Ask decides c under p, which must decide it (Policy.Decides): a Deny
@@ -78,11 +99,12 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (hooks.Decision, erro
 		}
 	}
 	secrets := LoadSecrets(c.Tokens, c.Session, c.Key)
-	req, err := s.Enqueue(Request{
+	r := Request{
 		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: secrets.Mask(c.Input),
-		Deadline: time.Now().Add(p.Timeout), Origin: c.Origin,
-		Chat: c.Chat, ToolUseID: c.ToolUseID,
-	})
+		Deadline: time.Now().Add(p.Timeout), Origin: c.Origin, Chat: c.Chat, ToolUseID: c.ToolUseID,
+	}
+	secrets.MaskStrings(&r.Tool, &r.Origin, &r.Chat, &r.ToolUseID)
+	req, err := s.Enqueue(r)
 	if err != nil {
 		return hooks.Decision{}, err
 	}
@@ -104,7 +126,8 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (hooks.Decision, erro
 	}
 	switch got.Status {
 	case Allowed, Denied:
-		return decided(got, secrets), nil
+		held, whyNot := secrets.ToolValues(c.Tool, c.owns())
+		return decided(got, held, whyNot), nil
 	}
 	if ctx.Err() != nil {
 		return hooks.Decision{Reason: fmt.Sprintf("the call was cancelled before a supervisor decided (approval request %s); denied", got.ID), By: "cancelled, denied"}, nil
@@ -119,17 +142,25 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (hooks.Decision, erro
 // decided is the decision a supervisor recorded on got, for the call that
 // waits: By names the request, and new input that names a token by its
 // stand-in gets the token back (the supervisor saw stand-ins; the call runs
-// with the tokens). A stand-in the session does not hold denies the call.
-func decided(got Request, secrets Secrets) hooks.Decision {
+// with the tokens), from held: what the session holds on the server whose
+// tool the call is. A stand-in held does not name denies the call, and so
+// does any stand-in when whyNot says no value may be given to the tool:
+// the call never goes out with a stand-in's text or another server's
+// value.
+func decided(got Request, held token.Held, whyNot error) hooks.Decision {
 	d := got.Decision()
 	d.By = "request " + got.ID + " " + string(got.Status) + " by " + got.DecidedBy
 	if d.UpdatedInput == "" {
 		return d
 	}
-	upd, _, err := token.ResolveStandIns(d.UpdatedInput, secrets.Held)
+	upd, _, err := token.ResolveStandIns(d.UpdatedInput, held)
 	if err != nil {
-		return hooks.Decision{Reason: fmt.Sprintf("the supervisor allowed request %s with new input, but %v; denied", got.ID, err),
-			By: "request " + got.ID + " allowed by " + got.DecidedBy + " with an unknown stand-in, denied"}
+		why := err.Error()
+		if whyNot != nil {
+			why = "it names a held value by its stand-in and " + whyNot.Error()
+		}
+		return hooks.Decision{Reason: fmt.Sprintf("the supervisor allowed request %s with new input, but %s; denied", got.ID, why),
+			By: "request " + got.ID + " allowed by " + got.DecidedBy + " with a stand-in that names no value of the tool's server, denied"}
 	}
 	d.UpdatedInput = upd
 	return d

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/interceptor-dev/interceptor/internal/state"
@@ -15,18 +16,22 @@ const DefaultKey = "session_token"
 // tokens. A supervisor (a person, or a parent agent's model) reads the
 // record, so the record holds stand-ins instead (token.MaskedJSON), while
 // the call itself keeps the real tokens; a stand-in in the supervisor's new
-// input gets its token back (token.ResolveStandIns), but only one of Held.
+// input gets its token back (token.ResolveStandIns), but only a token the
+// session holds on the server whose tool the call is (ToolValues).
 type Secrets struct {
 	// Key is the token argument: every value under it is shown as a
 	// stand-in, held or not.
 	Key string
 	// Held is the tokens the store holds for the call's session, on any
-	// server, newest first: masked, and the only tokens a stand-in in the
-	// supervisor's new input resolves to.
+	// server, newest first: masked.
 	Held token.Held
 	// Others are more tokens the record masks but a stand-in never
 	// resolves to: other sessions' (see LoadSecrets).
 	Others token.Held
+	// servers are the store's servers; byServer the tokens of Held by the
+	// server that holds them, the only ones a stand-in resolves to.
+	servers  []string
+	byServer map[string]token.Held
 }
 
 // LoadSecrets reads the tokens to mask in a call's record. With a session
@@ -45,7 +50,7 @@ func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 	if key == "" {
 		key = DefaultKey
 	}
-	s := Secrets{Key: key}
+	s := Secrets{Key: key, byServer: map[string]token.Held{}}
 	if tokens == nil {
 		return s
 	}
@@ -55,17 +60,20 @@ func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 		for _, r := range recs {
 			if r.Current {
 				current = append(current, r)
+				s.byServer[r.Server] = r.Held()
 			}
 		}
+		s.servers, _ = tokens.Servers()
 		s.Held = newestHeld(current, nil)
 		s.Others = newestHeld(recs, s.Held)
 		return s
 	}
-	servers, _ := tokens.Servers()
+	s.servers, _ = tokens.Servers()
 	var mine, current []state.Record
-	for _, srv := range servers {
+	for _, srv := range s.servers {
 		if r, err := tokens.Get(srv, session); err == nil {
 			mine = append(mine, r)
+			s.byServer[srv] = r.Held()
 		}
 		if r, err := tokens.Get(srv, ""); err == nil {
 			current = append(current, r)
@@ -74,6 +82,29 @@ func LoadSecrets(tokens *state.Store, session, key string) Secrets {
 	s.Held = newestHeld(mine, nil)
 	s.Others = newestHeld(current, s.Held)
 	return s
+}
+
+// ToolValues is what a stand-in in a supervisor's new input for a call of
+// tool may name: the values the call's session holds on the one server of
+// the store whose tool it is (owns says whether it is server's). A stand-in
+// of one server's value must never reach another server's tool (a chat
+// post the model planted it in): the error says why none may, for a tool
+// of no server interceptor holds values for, or one that could be either
+// of two servers' (mcp__wf__admin__drop with wf and wf__admin).
+func (s Secrets) ToolValues(tool string, owns func(server string) bool) (token.Held, error) {
+	var found []string
+	for _, srv := range s.servers {
+		if owns(srv) {
+			found = append(found, srv)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%s is no tool of a server interceptor holds values for, so a stand-in names nothing it may be given", tool)
+	case 1:
+		return s.byServer[found[0]], nil
+	}
+	return nil, fmt.Errorf("%s could be a tool of server %q or of server %q, so neither's value is given to it", tool, found[0], found[1])
 }
 
 // newestHeld is the tokens of recs, newest record first, each once and none
@@ -99,11 +130,24 @@ func newestHeld(recs []state.Record, skip token.Held) token.Held {
 // Mask is raw JSON as a supervisor may see it: Held and Others as
 // stand-ins, and every value under Key.
 func (s Secrets) Mask(raw string) string {
-	all := s.Held
-	if len(s.Others) > 0 {
-		all = append(append(token.Held(nil), s.Held...), s.Others...)
+	return token.MaskedJSON(raw, s.Key, s.all())
+}
+
+// MaskStrings makes strings of the record (the tool's name, the origin)
+// what a supervisor may see: Held and Others as stand-ins. The model names
+// the tool, so a tool name can carry a token as well as the input can.
+func (s Secrets) MaskStrings(vs ...*string) {
+	r := token.NewStringRedactor(s.Key, s.all())
+	for _, v := range vs {
+		*v = r.Redact(*v)
 	}
-	return token.MaskedJSON(raw, s.Key, all)
+}
+
+func (s Secrets) all() token.Held {
+	if len(s.Others) == 0 {
+		return s.Held
+	}
+	return append(append(token.Held(nil), s.Held...), s.Others...)
 }
 
 // Viewer masks requests once more as they are shown (list, show, watch,
@@ -118,7 +162,14 @@ type Viewer struct {
 	loaded    bool
 	servers   []string
 	current   []state.Record
-	bySession map[string]token.Held
+	bySession map[string]sessionMask
+}
+
+// sessionMask is what a view masks a session's requests with: the tokens,
+// and their spellings worked out once for every string field.
+type sessionMask struct {
+	held    token.Held
+	strings token.StringRedactor
 }
 
 // Viewer masks requests with the token store of the queue's state dir.
@@ -127,7 +178,7 @@ func (s *Store) Viewer() *Viewer { return NewViewer(state.New(s.StateDir)) }
 // NewViewer masks with the token store tokens (nil: values under
 // DefaultKey only).
 func NewViewer(tokens *state.Store) *Viewer {
-	return &Viewer{tokens: tokens, bySession: map[string]token.Held{}}
+	return &Viewer{tokens: tokens, bySession: map[string]sessionMask{}}
 }
 
 // Requests masks rs in place and returns it.
@@ -138,20 +189,38 @@ func (v *Viewer) Requests(rs []Request) []Request {
 	return rs
 }
 
-// Request is r as a person or a parent agent may read it.
+// Request is r as a person or a parent agent may read it: every string a
+// view shows masked, not the input alone (the model names the tool and
+// writes the input; a record of an earlier version may hold anything).
+// ID, Session, Kind and Mode are the queue's and the client's, never the
+// model's, and views act on them.
 func (v *Viewer) Request(r Request) Request {
-	held := v.held(r.Session)
-	r.Input = token.MaskedJSON(r.Input, DefaultKey, held)
-	if r.UpdatedInput != "" {
-		r.UpdatedInput = token.MaskedJSON(r.UpdatedInput, DefaultKey, held)
+	m := v.mask(r.Session)
+	for _, raw := range []*string{&r.Input, &r.UpdatedInput, &r.InputSchema} {
+		if *raw != "" {
+			*raw = token.MaskedJSON(*raw, DefaultKey, m.held)
+		}
 	}
-	r.Reason, _ = token.RedactString(r.Reason, DefaultKey, held)
-	r.Answer, _ = token.RedactString(r.Answer, DefaultKey, held)
+	for _, s := range []*string{&r.Tool, &r.Client, &r.Origin, &r.Chat, &r.ToolUseID, &r.Reason, &r.Answer,
+		&r.DecidedBy, &r.DeliveredTo} {
+		*s = m.strings.Redact(*s)
+	}
 	return r
 }
 
-// held is what a request of session shows as stand-ins: the session's
+// mask is what a request of session shows as stand-ins: the session's
 // tokens and every server's current one, read once per view.
+func (v *Viewer) mask(session string) sessionMask {
+	if m, ok := v.bySession[session]; ok {
+		return m
+	}
+	held := v.held(session)
+	m := sessionMask{held: held, strings: token.NewStringRedactor(DefaultKey, held)}
+	v.bySession[session] = m
+	return m
+}
+
+// held reads the tokens of mask.
 func (v *Viewer) held(session string) token.Held {
 	if v.tokens == nil {
 		return nil
@@ -165,9 +234,6 @@ func (v *Viewer) held(session string) token.Held {
 			}
 		}
 	}
-	if h, ok := v.bySession[session]; ok {
-		return h
-	}
 	var mine []state.Record
 	if session != "" {
 		for _, srv := range v.servers {
@@ -177,7 +243,5 @@ func (v *Viewer) held(session string) token.Held {
 		}
 	}
 	h := newestHeld(mine, nil)
-	h = append(h, newestHeld(v.current, h)...)
-	v.bySession[session] = h
-	return h
+	return append(h, newestHeld(v.current, h)...)
 }

@@ -1,9 +1,14 @@
 package approvals
 
 import (
+	"context"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -48,5 +53,50 @@ func TestLoadSecrets(t *testing.T) {
 	}
 	if got := LoadSecrets(nil, "A", "k"); got.Key != "k" || len(got.Held) != 0 {
 		t.Errorf("no store: %+v", got)
+	}
+}
+
+// TestViewerMasksEveryString: the model names the tool, so a held token can
+// stand in a tool name as well as in the input; an older record may hold
+// one in any string. The Viewer shows a stand-in in each, and Ask queues
+// the tool name, origin, chat and tool use id masked already.
+func TestViewerMasksEveryString(t *testing.T) {
+	q := newStore(t)
+	st := state.New(q.StateDir)
+	const tok = "HELDtok0123456789abcdefghijkl"
+	if err := st.Put(state.Record{Server: "wf", Session: "S", Token: tok}); err != nil {
+		t.Fatal(err)
+	}
+	standIn := token.StandIn("session_token", tok)
+	r := Request{ID: "r1", Session: "S", Client: "codex" + tok, Tool: "mcp__wf__" + tok, Input: `{"a":"` + tok + `"}`,
+		Origin: "approve hook " + tok, Chat: "chat-" + tok, ToolUseID: "toolu_" + tok, Reason: "because " + tok,
+		UpdatedInput: `{"b":"` + tok + `"}`, Answer: tok, DecidedBy: "cli " + tok, DeliveredTo: "hook " + tok,
+		InputSchema: `{"description":"` + tok + `"}`}
+	got := q.Viewer().Request(r)
+	v := reflect.ValueOf(got)
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.String && strings.Contains(f.String(), tok) {
+			t.Errorf("the view's %s shows the token: %q", v.Type().Field(i).Name, f.String())
+		}
+	}
+	if got.Tool != "mcp__wf__"+standIn {
+		t.Errorf("tool %q, want the stand-in in its place", got.Tool)
+	}
+
+	// Queued: the record on disk holds no token in the tool's name either.
+	call := Call{Client: "codex", Session: "S", Tool: "mcp__wf__" + tok, Input: `{}`, Origin: "hook " + tok,
+		Chat: "c" + tok, ToolUseID: "u" + tok, Tokens: st}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { q.Ask(ctx, Policy{Timeout: time.Minute}, call); close(done) }()
+	p := waitPending(t, q)
+	cancel()
+	<-done
+	raw, err := os.ReadFile(filepath.Join(q.StateDir, "approvals", "history", p.ID+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), tok) || !strings.Contains(p.Tool, standIn) {
+		t.Errorf("queued with the token: tool %q, record %s", p.Tool, raw)
 	}
 }

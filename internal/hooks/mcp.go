@@ -47,6 +47,9 @@ func mcpResult(v gjson.Result) token.Result {
 }
 
 // contentTexts returns the text of each text block in an MCP content array.
+// An embedded resource's text (a file's content) and a resource link are
+// what the tool passes through, never the server's own words: no value is
+// taken from them (docs/tokens.md), so they are not read at all.
 func contentTexts(blocks gjson.Result) []string {
 	var texts []string
 	blocks.ForEach(func(_, b gjson.Result) bool {

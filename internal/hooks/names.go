@@ -104,6 +104,13 @@ func (c *Client) ToolPrefixes(server string) []string {
 	return out
 }
 
+// MatchTool reports whether toolName is a tool of server as the client
+// spells it, and returns the tool's own name: for a caller that has the
+// tool's name but no event (Claude Code's permission prompt tool).
+func (c *Client) MatchTool(toolName, server string) (string, bool) {
+	return c.matchTool(toolName, server)
+}
+
 // matchTool matches a tool name against server's spelling under the
 // client and returns the tool's own name.
 func (c *Client) matchTool(toolName, server string) (string, bool) {

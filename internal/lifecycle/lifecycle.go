@@ -262,14 +262,13 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 	// What the event says is read once, outside Update's closure (which
 	// runs again when another writer got there first).
 	type minted struct {
-		m       token.Minted
-		err     error
+		read    token.Reading
 		carried string
 	}
 	mints := make([]minted, len(specs))
 	result := ev.Result()
 	for i := range specs {
-		mints[i].m, mints[i].err = specs[i].Mint(tool, result)
+		mints[i].read = specs[i].Read(tool, result)
 		mints[i].carried = specs[i].Carried(ev.Input)
 	}
 	var (
@@ -286,12 +285,13 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 		for i := range specs {
 			s := &specs[i]
 			before := h[s.Name]
-			after, note := s.Apply(before, tool, mints[i].m, mints[i].err, mints[i].carried)
+			m, merr := mints[i].read.For(before) // no prose lines once _meta carried it
+			after, note := s.Apply(before, tool, m, merr, mints[i].carried)
 			if note != "" {
 				notes = append(notes, fmt.Sprintf("%s/%s: %s", server, tool, note))
 			}
-			if len(mints[i].m.Values) > 0 {
-				traces = append(traces, fmt.Sprintf("captured %d %s value(s), the first %s, from %s", len(mints[i].m.Values), s.Name, token.Mask(mints[i].m.Values[0]), mints[i].m.Where))
+			if len(m.Values) > 0 {
+				traces = append(traces, fmt.Sprintf("captured %d %s value(s), the first %s, from %s", len(m.Values), s.Name, token.Mask(m.Values[0]), m.Where))
 			}
 			if !sameLive(before, after) {
 				h[s.Name], changed = after, true
@@ -333,7 +333,7 @@ func Capture(ev *hooks.Event, st *state.Store, o Options) (Outcome, error) {
 
 // sameLive reports whether two Lives hold the same.
 func sameLive(a, b token.Live) bool {
-	return a.Default == b.Default && a.Withdrawn == b.Withdrawn && slices.Equal(a.Values, b.Values)
+	return a.Default == b.Default && a.Withdrawn == b.Withdrawn && a.MetaSeen == b.MetaSeen && slices.Equal(a.Values, b.Values)
 }
 
 func joinWarnings(a, b string) string {

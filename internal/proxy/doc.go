@@ -22,8 +22,9 @@
 //   - lines.go reads newline-delimited messages with a size bound.
 //   - human.go serves human tools beside the server's (--human-tools).
 //   - mrtr.go is what MCP 2026-07-28 adds: a multi round-trip requestState
-//     shown with stand-ins goes back to the server as it wrote it, and the
-//     proxy's own results carry resultType.
+//     reaches the client as a reference the proxy minted and goes back to
+//     the server as it wrote it, and the proxy's own results carry
+//     resultType.
 //   - excerpt.go quotes a server's text (an HTTP error body) redacted, then
 //     cut.
 //

@@ -284,8 +284,8 @@ func (r *Rewriter) FromServer(msg []byte) Out {
 	r.mu.Lock()
 	idle := len(r.pending) == 0 && len(r.secrets) == 0
 	r.mu.Unlock()
-	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) {
-		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide: do not even look
+	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) && !bytes.Contains(msg, requestStateKey) {
+		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide, no state to replace: do not even look
 	}
 	return r.each(msg, true, r.serverStep)
 }
@@ -877,7 +877,7 @@ func (r *Rewriter) capture(msg []byte, p pending) {
 	changed := false
 	for i := range r.specs {
 		s := &r.specs[i]
-		m, err := s.Mint(tool, found)
+		m, err := s.MintFor(tool, found, h[s.Name]) // no prose lines once _meta carried it
 		after, note := s.Apply(h[s.Name], tool, m, err, p.carried[s.Name])
 		if note != "" {
 			r.logf("%.64s: %s", tool, note)
@@ -930,7 +930,7 @@ func (r *Rewriter) persist(h token.Holding) {
 }
 
 func sameLive(a, b token.Live) bool {
-	return a.Default == b.Default && a.Withdrawn == b.Withdrawn && slices.Equal(a.Values, b.Values)
+	return a.Default == b.Default && a.Withdrawn == b.Withdrawn && a.MetaSeen == b.MetaSeen && slices.Equal(a.Values, b.Values)
 }
 
 // redact replaces every value the model reads only as a stand-in, in any

@@ -159,6 +159,16 @@ func TestToolsCallResultCapturesAndRedacts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rw := holding(t, tok1)
+			if tc.name == "text only" {
+				// A server that writes its token only in text (once _meta
+				// has carried it, lines are no longer read: fixation_test.go).
+				rw = newRW(t, testConfig())
+				rw.fromClient([]byte(call(`"boot"`, "start_session", `{}`)))
+				rw.fromServer([]byte(`{"jsonrpc":"2.0","id":"boot","result":{"content":[{"type":"text","text":"session_token: ` + tok1 + `"}]}}`))
+				if rw.Token() != tok1 {
+					t.Fatalf("setup: holds %q", rw.Token())
+				}
+			}
 			rw.fromClient([]byte(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"next_step","arguments":{}}}`))
 			out := rw.fromServer([]byte(`{"jsonrpc":"2.0","id":21,"result":` + tc.result + `}`))
 			if got := rw.Token(); got != tok2 {

@@ -265,7 +265,8 @@ func parseRecord(path string, data []byte) (Record, error) {
 		return out
 	}
 	r.Get("handles").ForEach(func(name, h gjson.Result) bool {
-		l := token.Live{Values: strs(h.Get("values")), Default: h.Get("default").Str, Withdrawn: h.Get("withdrawn").Str}
+		l := token.Live{Values: strs(h.Get("values")), Default: h.Get("default").Str, Withdrawn: h.Get("withdrawn").Str,
+			MetaSeen: h.Get("meta_seen").Bool()}
 		if name.Str != "" && (len(l.Values) > 0 || l.Withdrawn != "") {
 			rec.Holding[name.Str] = l
 		}
@@ -338,6 +339,9 @@ func encodeRecord(rec Record) ([]byte, error) {
 			handles = append(handles, `,"withdrawn":`...)
 			handles = rawjson.AppendString(handles, l.Withdrawn)
 		}
+		if l.MetaSeen {
+			handles = append(handles, `,"meta_seen":true`...)
+		}
 		handles = append(handles, '}')
 	}
 	if out, err = sjson.SetRawBytes(out, "handles", append(handles, '}')); err != nil {
@@ -359,7 +363,7 @@ func (s *Store) Put(rec Record) error {
 			l = h[legacyHandle]
 			delete(h, legacyHandle)
 		}
-		h[DefaultHandle] = token.Live{Values: l.Values.Push(rec.Token), Default: rec.Token}
+		h[DefaultHandle] = token.Live{Values: l.Values.Push(rec.Token), Default: rec.Token, MetaSeen: l.MetaSeen}
 		return h, true
 	})
 }
@@ -450,7 +454,7 @@ func (w *recordWrite) prepare() (seen fs.FileInfo, write bool, err error) {
 	}
 	held := token.Holding{}
 	for n, l := range prev.Holding {
-		held[n] = token.Live{Values: slices.Clone(l.Values), Default: l.Default, Withdrawn: l.Withdrawn}
+		held[n] = token.Live{Values: slices.Clone(l.Values), Default: l.Default, Withdrawn: l.Withdrawn, MetaSeen: l.MetaSeen}
 	}
 	held, write = w.fn(held)
 	if !write {

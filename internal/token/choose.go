@@ -123,16 +123,23 @@ func scalar(v gjson.Result) (string, bool) {
 // different candidates give ErrAmbiguous. No candidate: "", "", nil. An
 // empty meta, path or line is not looked at.
 func choose(r Result, meta, path, line string, rules Rules) (string, Where, error) {
+	v, where, _, err := chooseFrom(r, meta, path, line, rules)
+	return v, where, err
+}
+
+// chooseFrom is choose, also saying whether the value came from a prose
+// line (and from nothing more trusted that agreed with it).
+func chooseFrom(r Result, meta, path, line string, rules Rules) (string, Where, bool, error) {
 	if meta != "" {
 		if v := r.Meta.Get(gjson.Escape(meta)); v.Exists() {
 			val, ok := scalar(v)
 			if !ok {
-				return "", FromMeta, fmt.Errorf("_meta.%s is not a string or a number; nothing stored", meta)
+				return "", FromMeta, false, fmt.Errorf("_meta.%s is not a string or a number; nothing stored", meta)
 			}
 			if err := rules.checkDeclared(val); err != nil {
-				return "", FromMeta, fmt.Errorf("_meta.%s cannot be taken: %w; nothing stored", meta, err)
+				return "", FromMeta, false, fmt.Errorf("_meta.%s cannot be taken: %w; nothing stored", meta, err)
 			}
-			return val, FromMeta, nil
+			return val, FromMeta, false, nil
 		}
 	}
 	var (
@@ -140,6 +147,7 @@ func choose(r Result, meta, path, line string, rules Rules) (string, Where, erro
 		src      Where
 		distinct int
 		refused  error
+		onlyLine = true // every candidate equal to tok came from a line
 	)
 	consider := func(v string, from Where, declared bool) {
 		check := rules.checkProse
@@ -157,6 +165,9 @@ func choose(r Result, meta, path, line string, rules Rules) (string, Where, erro
 			tok, src, distinct = v, from, 1
 		case v != tok:
 			distinct++
+		}
+		if v == tok && declared {
+			onlyLine = false
 		}
 	}
 	if path != "" {
@@ -179,11 +190,11 @@ func choose(r Result, meta, path, line string, rules Rules) (string, Where, erro
 	}
 	switch {
 	case distinct > 1:
-		return "", "", fmt.Errorf("%w (%d different %s values); nothing stored", ErrAmbiguous, distinct, name)
+		return "", "", false, fmt.Errorf("%w (%d different %s values); nothing stored", ErrAmbiguous, distinct, name)
 	case distinct == 1:
-		return tok, src, nil
+		return tok, src, onlyLine, nil
 	}
-	return "", "", refused
+	return "", "", false, refused
 }
 
 // unescapePath is a gjson path as the user wrote it, for messages.
@@ -201,7 +212,9 @@ const (
 // line that is nothing but `key: value` (or `key=value`), where only
 // whitespace and a list bullet may come before the key, the key may be
 // quoted or in markdown emphasis, the value may be quoted, and nothing may
-// follow it. An empty path or key is not looked for.
+// follow it, and that stands outside what the tool passes through: a
+// fenced code block (``` or ~~~) or a block quote (see passThrough). An
+// empty path or key is not looked for.
 func textCandidates(text, path, key string) (field string, lines []string) {
 	body := unwrapText(text)
 	if strings.HasPrefix(body, "{") && gjson.Valid(body) {
@@ -216,6 +229,7 @@ func textCandidates(text, path, key string) (field string, lines []string) {
 	}
 	// Jump from one occurrence of the key to the next (a large result has
 	// thousands of lines and few keys), and look at the line around it.
+	var quoted passThrough
 	for from := 0; from < len(body); {
 		i := strings.Index(body[from:], key)
 		if i < 0 {
@@ -229,7 +243,7 @@ func textCandidates(text, path, key string) (field string, lines []string) {
 		} else {
 			lineEnd += i
 		}
-		if v, ok := keyLine(body[lineStart:lineEnd], key); ok {
+		if v, ok := keyLine(body[lineStart:lineEnd], key); ok && !quoted.holds(body, lineStart) {
 			lines = append(lines, v)
 		}
 		from = max(lineEnd, i+1) // a key holding '\n' must still move on

@@ -46,7 +46,8 @@ type Schema func(arg string) (has, known, number bool)
 //     *UnknownStandInError, and the call must not go out;
 //   - for each handle the tool takes (Spec.Takes), a call that carries the
 //     handle's argument keeps it (a value the model names), repaired when it
-//     is a near miss of exactly one held value (NearMiss), and typed as the
+//     is a near miss of exactly one held value the spec repairs (NearMiss,
+//     Spec.RepairFrom), and typed as the
 //     handle's kind when it names a held number as a string;
 //   - a call that carries neither the argument nor a KeepIf argument gets
 //     the handle's Default, as its kind; when the Default was withdrawn the
@@ -139,7 +140,7 @@ func (f *Filled) named(s *Spec, kind Kind, v gjson.Result, l Live) error {
 		}
 		f.Trace = append(f.Trace, fmt.Sprintf("%s names a held %s", s.Arg, s.Name))
 	default:
-		if near, ok := NearMiss(v.Str, l.Values); ok {
+		if near, ok := NearMiss(v.Str, l.Values, s.RepairFrom()); ok {
 			return f.set(s, kind, near, fmt.Sprintf("repaired %s: a near miss of the held %s %s", s.Arg, s.Name, Mask(near)))
 		}
 		f.Trace = append(f.Trace, fmt.Sprintf("%s carries a %s interceptor does not hold: left as it is", s.Arg, s.Name))

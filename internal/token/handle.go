@@ -110,6 +110,9 @@ type Spec struct {
 	MinLen int
 	// StandIns says which values the model reads only as stand-ins.
 	StandIns StandIns
+	// Repair says which held values a near miss is repaired to
+	// (nearmiss.go).
+	Repair Repair
 }
 
 // StandIns says which of a handle's values the model reads as stand-ins
@@ -251,12 +254,18 @@ type Live struct {
 	// Withdrawn says why Default is "" although values are held: a Starts
 	// tool returned none. Messages read it; it is never a value.
 	Withdrawn string
+	// MetaSeen says the server's _meta has carried a value of the handle
+	// in this session: from then on prose lines are not read for it (a
+	// document a tool passes through may hold a `key: value` line; the
+	// server's own values come in _meta).
+	MetaSeen bool
 }
 
 // Minted is what one result gave a handle.
 type Minted struct {
 	Values []string // the values, distinct, in the order found
 	Where  Where    // where in the result, for traces
+	Line   bool     // the value was read from a prose line
 }
 
 // Starting returns l as it is while a call of tool runs: a start tool's
@@ -288,6 +297,7 @@ func (s *Spec) Apply(l Live, tool string, m Minted, err error, carried string) (
 	out = l
 	switch {
 	case len(m.Values) > 0:
+		out.MetaSeen = l.MetaSeen || m.Where == FromMeta
 		out.Values = l.Values
 		for i := len(m.Values) - 1; i >= 0; i-- {
 			out.Values = out.Values.Push(m.Values[i])
@@ -408,6 +418,47 @@ func FlagSpec(arg, metaKey string, minLen int, pattern *regexp.Regexp, starts, s
 // value under a declared key that cannot be taken, or different values from
 // one source's channels, give an error and no value: never a guess.
 func (s *Spec) Mint(tool string, r Result) (Minted, error) {
+	return s.mint(tool, r, true)
+}
+
+// MintFor is Mint for a session that holds l of the handle: once _meta has
+// carried its value (Live.MetaSeen), prose lines are not read.
+func (s *Spec) MintFor(tool string, r Result, l Live) (Minted, error) {
+	return s.mint(tool, r, !l.MetaSeen)
+}
+
+// Reading is what one result offers a handle, read before it is known what
+// the session holds (a store's update may run its function twice, and must
+// not read the result again): For picks.
+type Reading struct {
+	all, own       Minted // with prose lines, and without
+	allErr, ownErr error
+}
+
+// Read reads tool's result for the handle, with prose lines and, where
+// that can differ, without.
+func (s *Spec) Read(tool string, r Result) Reading {
+	rd := Reading{}
+	rd.all, rd.allErr = s.mint(tool, r, true)
+	rd.own, rd.ownErr = rd.all, rd.allErr
+	if rd.all.Line || rd.allErr != nil {
+		// Without lines a source before may still yield nothing, the same
+		// source may yield its own channels' value, or none.
+		rd.own, rd.ownErr = s.mint(tool, r, false)
+	}
+	return rd
+}
+
+// For is the reading for a session that holds l (see MintFor).
+func (rd Reading) For(l Live) (Minted, error) {
+	if l.MetaSeen {
+		return rd.own, rd.ownErr
+	}
+	return rd.all, rd.allErr
+}
+
+// mint is Mint, reading prose lines only when lines is set.
+func (s *Spec) mint(tool string, r Result, lines bool) (Minted, error) {
 	for _, src := range s.From {
 		if !src.covers(tool) {
 			continue
@@ -420,12 +471,16 @@ func (s *Spec) Mint(tool string, r Result) (Minted, error) {
 			}
 			m = Minted{Values: vals, Where: FromText}
 		} else {
-			v, where, err := choose(r, src.Meta, src.JSON, src.Line, s.rules(src.Line))
+			line := src.Line
+			if !lines {
+				line = ""
+			}
+			v, where, fromLine, err := chooseFrom(r, src.Meta, src.JSON, line, s.rules(src.Line))
 			if err != nil {
 				return Minted{}, err
 			}
 			if v != "" {
-				m = Minted{Values: []string{v}, Where: where}
+				m = Minted{Values: []string{v}, Where: where, Line: fromLine}
 			}
 		}
 		if len(m.Values) == 0 {

@@ -200,8 +200,16 @@ func TestNearMiss(t *testing.T) {
 		{a[:5] + "X" + a[5:], Held{a, a[:6] + a[5:]}, ""}, // near two: left alone
 	}
 	for _, c := range cases {
-		if got, ok := NearMiss(c.v, c.held); got != c.want || ok != (c.want != "") {
+		// As for a handle declared repairable: every long value.
+		if got, ok := NearMiss(c.v, c.held, LongValue); got != c.want || ok != (c.want != "") {
 			t.Errorf("NearMiss(%q) = %q %v, want %q", c.v, got, ok, c.want)
+		}
+		// By default these 40-character values are not repaired, and
+		// never when repair is off.
+		for _, from := range []int{RepairLen, 0} {
+			if got, ok := NearMiss(c.v, c.held, from); ok {
+				t.Errorf("NearMiss(%q, from %d) = %q: repaired a value shorter than %d", c.v, from, got, RepairLen)
+			}
 		}
 	}
 }

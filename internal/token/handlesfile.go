@@ -75,7 +75,7 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 		return s, err
 	}
 	at = fmt.Sprintf("%s (%q)", at, s.Name)
-	if err := onlyKeys(h, at, "name", "arg", "type", "lifetime", "from", "starts", "to", "skip", "keep_if", "pattern", "min_length", "stand_ins", "description"); err != nil {
+	if err := onlyKeys(h, at, "name", "arg", "type", "lifetime", "from", "starts", "to", "skip", "keep_if", "pattern", "min_length", "stand_ins", "repair", "description"); err != nil {
 		return Spec{}, err
 	}
 	if s.Arg, err = str(h, at, "arg", false); err != nil {
@@ -118,10 +118,28 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 		}
 		s.MinLen = int(m.Int())
 	}
+	if s.Repair, err = parseRepair(h, at); err != nil {
+		return s, err
+	}
 	if _, err := str(h, at, "description", false); err != nil {
 		return s, err
 	}
 	return s, nil
+}
+
+// parseRepair reads a handle's repair: true (a near miss of any long value
+// is a typo: RepairDeclared), false (never repaired), absent (only values
+// of RepairLen characters or more).
+func parseRepair(h gjson.Result, at string) (Repair, error) {
+	switch v := h.Get("repair"); {
+	case !v.Exists():
+		return RepairLongOnly, nil
+	case v.Type == gjson.True:
+		return RepairDeclared, nil
+	case v.Type == gjson.False:
+		return RepairNever, nil
+	}
+	return 0, fmt.Errorf("%s.repair: want true or false", at)
 }
 
 // parseChoices reads a handle's type, lifetime and stand_ins, each one

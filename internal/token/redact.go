@@ -169,6 +169,22 @@ func RedactString(s, key string, h Held) (string, bool) {
 	return redactSpelled(s, spell(one(key, h)))
 }
 
+// StringRedactor is RedactString with the spellings of the held tokens
+// worked out once, for redacting many strings against the same tokens (a
+// view's every field of every request).
+type StringRedactor struct{ toks []spelledToken }
+
+// NewStringRedactor spells h (under the label key) once.
+func NewStringRedactor(key string, h Held) StringRedactor {
+	return StringRedactor{toks: spell(one(key, h))}
+}
+
+// Redact is RedactString(s, key, h) for the key and h r was made with.
+func (r StringRedactor) Redact(s string) string {
+	out, _ := redactSpelled(s, r.toks)
+	return out
+}
+
 // RedactNamedString is RedactString for several handles' values.
 func RedactNamedString(s string, sets []Named) (string, bool) {
 	return redactSpelled(s, spell(sets))

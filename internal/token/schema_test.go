@@ -48,6 +48,18 @@ func TestHandlesSchema(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	// Keys no example uses: the schema and the parser both take them.
+	for _, good := range []string{
+		`{"handles":[{"name":"i","from":{"meta":"i"},"repair":true}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"repair":false}]}`,
+	} {
+		if err := validate([]byte(good)); err != nil {
+			t.Errorf("the schema refuses %s: %v", good, err)
+		}
+		if _, err := ParseHandles([]byte(good), "good.json"); err != nil {
+			t.Errorf("the parser refuses %s: %v", good, err)
+		}
+	}
 	for _, bad := range []string{
 		`{"handles":[]}`,
 		`{"handles":[{"name":"pid","frm":[]}]}`,
@@ -57,6 +69,7 @@ func TestHandlesSchema(t *testing.T) {
 		`{"handles":[{"name":"i","from":{"tools":["a"]}}]}`,
 		`{"handles":[{"name":"i","from":{"meta":"i"},"to":{}}]}`,
 		`{"handles":[{"name":"i","from":{"meta":"i"},"min_length":0}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"repair":"yes"}]}`,
 	} {
 		if validate([]byte(bad)) == nil {
 			t.Errorf("the schema takes %s", bad)
