@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -327,11 +328,36 @@ func (p *browserPage) capture(name string, how chromedp.Action[[]byte]) {
 	p.t.Logf("screenshot %s", filepath.Join(p.art, file))
 }
 
+// navigate loads url and waits until scripts run in the new document.
+// chromedp learns of a document's JavaScript context from an event it
+// handles apart from the load event Navigate waits for, so the first
+// evaluation after Navigate can name the old document's context ("Cannot
+// find context with specified id"), as TestInboxClaudeCode/human_tool
+// failed under load.
+func (p *browserPage) navigate(target string) {
+	p.t.Helper()
+	p.do(30*time.Second, chromedp.Navigate(target))
+	u, _ := url.Parse(target)
+	want := u.Scheme + "://" + u.Host
+	var err error
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		got, err = chromedp.Run(ctx, chromedp.Evaluate[string](`location.origin`))
+		cancel()
+		if err == nil && got == want {
+			return
+		}
+	}
+	p.shot("failed")
+	p.t.Fatalf("browser: %s loaded, but scripts run in %q (%v)", target, got, err)
+}
+
 // openInbox opens the printed URL: the secret becomes a cookie and leaves
 // the address bar; the page goes live.
 func (p *browserPage) openInbox(ib *inboxServer) {
 	p.t.Helper()
-	p.do(30*time.Second, chromedp.Navigate(ib.url))
+	p.navigate(ib.url)
 	p.until("the live stream", `document.getElementById('live').classList.contains('on')`, 10*time.Second)
 	if loc := evalJS[string](p, `location.href`); loc != ib.link {
 		p.t.Errorf("the address bar shows %q after the secret was exchanged, want %q", loc, ib.link)
