@@ -76,8 +76,8 @@ func inboxBinary(t *testing.T) string {
 
 // inboxServer is `interceptor-http inbox` run on a scenario's state dir.
 type inboxServer struct {
-	url  string // as printed, with the secret
-	link string // the page without the secret
+	url  string // as printed, with the key in the fragment
+	link string // the page without the key
 }
 
 func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
@@ -126,14 +126,14 @@ func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
 		}
 		close(lines)
 	}()
-	re := regexp.MustCompile(`^interceptor inbox: open (http://127\.0\.0\.1:\d+/)\?token=[0-9a-f]{64}$`)
+	re := regexp.MustCompile(`^interceptor inbox: open (http://127\.0\.0\.1:\d+/)#key=[0-9a-f]{64}$`)
 	for {
 		select {
 		case line, ok := <-lines:
 			if !ok {
 				t.Fatal("interceptor-http inbox exited before printing its URL")
 			}
-			t.Logf("inbox: %s", regexp.MustCompile(`token=[0-9a-f]+`).ReplaceAllString(line, "token=…"))
+			t.Logf("inbox: %s", regexp.MustCompile(`key=[0-9a-f]+`).ReplaceAllString(line, "key=…"))
 			if m := re.FindStringSubmatch(line); m != nil {
 				go func() {
 					for range lines {
@@ -194,7 +194,7 @@ func (rc *notifyReceiver) wait(t *testing.T, n int) []notifyPost {
 }
 
 // checkNotes: every message names a tool the page showed and the child,
-// links the page without its secret, and holds no token and none of the
+// links the page without its key, and holds no token and none of the
 // arguments.
 func checkNotes(t *testing.T, posts []notifyPost, ib *inboxServer, child string, tools map[string]bool, tokens []string) {
 	t.Helper()
@@ -206,7 +206,7 @@ func checkNotes(t *testing.T, posts []notifyPost, ib *inboxServer, child string,
 		if !named || !strings.Contains(p.body, "(child "+child+", ") || !strings.HasSuffix(p.body, ". "+ib.link) || p.title == "" {
 			t.Errorf("notification %q (title %q): want the tool (one of %v), child %s and %s", p.body, p.title, tools, child, ib.link)
 		}
-		for _, bad := range append([]string{"token=", "{", `"step"`, "session_token"}, tokens...) {
+		for _, bad := range append([]string{"token=", "key=", "{", `"step"`, "session_token"}, tokens...) {
 			if strings.Contains(p.body, bad) {
 				t.Errorf("notification %q holds %q", p.body, bad)
 			}
@@ -353,17 +353,20 @@ func (p *browserPage) navigate(target string) {
 	p.t.Fatalf("browser: %s loaded, but scripts run in %q (%v)", target, got, err)
 }
 
-// openInbox opens the printed URL: the secret becomes a cookie and leaves
-// the address bar; the page goes live.
+// openInbox opens the printed URL: the page keeps the key in the tab's
+// sessionStorage and takes it out of the address bar; the page goes live.
 func (p *browserPage) openInbox(ib *inboxServer) {
 	p.t.Helper()
 	p.navigate(ib.url)
 	p.until("the live stream", `document.getElementById('live').classList.contains('on')`, 10*time.Second)
 	if loc := evalJS[string](p, `location.href`); loc != ib.link {
-		p.t.Errorf("the address bar shows %q after the secret was exchanged, want %q", loc, ib.link)
+		p.t.Errorf("the address bar shows %q once the page took the key, want %q", loc, ib.link)
+	}
+	if key := evalJS[string](p, `sessionStorage.getItem('interceptor-inbox-key') || ''`); "#key="+key != ib.url[len(ib.link):] {
+		p.t.Errorf("the tab keeps %q, want the URL's key", key)
 	}
 	if c := evalJS[string](p, `document.cookie`); c != "" {
-		p.t.Errorf("a script can read the page's cookie: %q", c)
+		p.t.Errorf("the page has a cookie: %q", c)
 	}
 }
 

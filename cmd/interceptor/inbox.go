@@ -14,6 +14,7 @@ type inboxOptions struct {
 	notify      string
 	notifyJSON  bool
 	desktop     bool
+	newKey      bool
 }
 
 // runInbox serves the page. It is set only in builds with the proxyhttp tag
@@ -24,18 +25,20 @@ var runInbox func(cmd *cobra.Command, o *inboxOptions, io *streams) error
 func newInboxCmd(io *streams) *cobra.Command {
 	o := &inboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "inbox [--listen 127.0.0.1:PORT] [--notify URL]",
+		Use:   "inbox [--listen 127.0.0.1:PORT] [--notify URL] [--new-key]",
 		Short: "A local web page for everything that waits for you: approvals, human tools' questions, children's chats",
 		Long: `Serves one page on loopback where you allow or deny the approval queue's
 requests (and allow with edited input), answer human tools' questions, follow
 the children's chats as they run, and search the history. Decisions are
 recorded as the CLI's are, with decided_by naming this process.
 
-It prints the page's URL, which carries a random secret: opening it sets a
-cookie for the page. Keep the URL to yourself.
+It prints the page's URL, which carries the page's key after '#': the
+browser keeps it in the tab and never sends it to a server. The key is kept
+in the state dir (inbox/key, 0600) and used again at the next start, so an
+open tab reconnects; --new-key replaces it. Keep the URL to yourself.
 
 --notify URL POSTs a short message (the tool, the child, the page's address
-without the secret; never the arguments or a token) when something starts
+without the key; never the arguments or a token) when something starts
 waiting: an ntfy topic (https://ntfy.sh/TOPIC) or, with --notify-json, a
 webhook. On Linux a desktop notification is shown too when notify-send is on
 PATH (--desktop=false turns it off).
@@ -57,5 +60,6 @@ into interceptor, whose hooks must start fast. See docs/inbox.md.`,
 	f.StringVar(&o.notify, "notify", "", "POST a short message to this URL when something starts waiting (ntfy style)")
 	f.BoolVar(&o.notifyJSON, "notify-json", false, "send --notify a JSON object (text, title, tool, child, client, link) instead of text")
 	f.BoolVar(&o.desktop, "desktop", true, "show a desktop notification too where there is a way (notify-send on PATH)")
+	f.BoolVar(&o.newKey, "new-key", false, "replace the page's key (state dir's inbox/key) before serving: open tabs stop working, the new URL works")
 	return cmd
 }

@@ -19,7 +19,7 @@ func init() {
 			return err
 		}
 		srv, err := inbox.Listen(inbox.Options{StateDir: dir, Listen: o.listen, AllowRemote: o.allowRemote,
-			Notify: o.notify, NotifyJSON: o.notifyJSON, Desktop: o.desktop, Log: io.Err})
+			Notify: o.notify, NotifyJSON: o.notifyJSON, Desktop: o.desktop, Log: io.Err, NewKey: o.newKey})
 		if err != nil {
 			return err
 		}

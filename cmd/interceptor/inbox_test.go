@@ -28,7 +28,7 @@ func TestInboxCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, want) || strings.Count(errs, "\n") != 1 {
 		t.Errorf("inbox --listen 0.0.0.0:0: exit %d, stderr %q, want one line with %q", code, errs, want)
 	}
-	for _, v := range []string{"INTERCEPTOR_ALLOW_REMOTE", "INTERCEPTOR_LISTEN", "INTERCEPTOR_NOTIFY", "INTERCEPTOR_NOTIFY_JSON", "INTERCEPTOR_DESKTOP"} {
+	for _, v := range []string{"INTERCEPTOR_ALLOW_REMOTE", "INTERCEPTOR_LISTEN", "INTERCEPTOR_NOTIFY", "INTERCEPTOR_NOTIFY_JSON", "INTERCEPTOR_DESKTOP", "INTERCEPTOR_NEW_KEY"} {
 		t.Run(v, func(t *testing.T) {
 			t.Setenv(v, "1")
 			errs, code := inbox()

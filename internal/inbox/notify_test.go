@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -124,7 +125,7 @@ func TestNotifyPostsAShortMessage(t *testing.T) {
 		t.Errorf("a question: %q %v", posts[2].body, posts[2].header)
 	}
 	for _, p := range posts {
-		for _, bad := range []string{tok, "secret-arg-value", "{", `"step"`, s.keys.secret, before.Tool} {
+		for _, bad := range []string{tok, "secret-arg-value", "{", `"step"`, hex.EncodeToString(s.auth.key), before.Tool} {
 			if strings.Contains(p.body, bad) || strings.Contains(strings.Join(p.header.Values("Click"), " "), bad) {
 				t.Errorf("a notification holds %q: %q", bad, p.body)
 			}

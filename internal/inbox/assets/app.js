@@ -1,4 +1,5 @@
-// interceptor inbox: fetch and server-sent events, no framework, no build.
+// interceptor inbox: fetch and a streamed response read as server-sent
+// events, no framework, no build.
 //
 // Every string from the server is already masked (stand-ins for held
 // tokens) and made visible (control and bidi characters as escapes); this
@@ -6,7 +7,6 @@
 // values, never into markup.
 'use strict';
 (() => {
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const $ = (id) => document.getElementById(id);
 
   // el builds an element: attrs are properties of the element (text:
@@ -35,6 +35,112 @@
     return parent;
   }
 
+  const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+  // ---- the key and the session (auth.go says why) -------------------------
+  //
+  // The printed URL carries the inbox's key in its fragment, which the
+  // browser sends to no server. It is kept in this tab's sessionStorage (this
+  // origin's only: another port is another origin) and taken out of the
+  // address bar. The key itself is never sent: the server proves it knows the
+  // key first, then this page proves it, for a session token kept in memory
+  // and sent in a header on every API call.
+
+  const KEY_ITEM = 'interceptor-inbox-key';
+  const m = /^#key=([0-9a-f]{64})$/.exec(location.hash);
+  if (m) {
+    sessionStorage.setItem(KEY_ITEM, m[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+
+  // AuthError is a handshake that must not be retried as it is: no key,
+  // or a server that does not know it.
+  class AuthError extends Error {}
+
+  const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
+  const unhex = (s) => new Uint8Array(s.match(/../g).map((h) => parseInt(h, 16)));
+
+  // body reads a response as JSON, or throws its error.
+  async function body(r) {
+    const text = await r.text();
+    let j;
+    try { j = JSON.parse(text); } catch (e) { j = {error: text.trim()}; }
+    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
+    return j;
+  }
+  const send = (path, v, headers) => fetch(path, {method: 'POST', credentials: 'omit',
+    headers: Object.assign({'Content-Type': 'application/json'}, headers), body: JSON.stringify(v)});
+
+  async function handshake() {
+    const k = sessionStorage.getItem(KEY_ITEM);
+    if (!k) throw new AuthError('This tab has no key: open the URL interceptor inbox printed (it ends with #key=…).');
+    const key = await crypto.subtle.importKey('raw', unhex(k), {name: 'HMAC', hash: 'SHA-256'}, false, ['sign', 'verify']);
+    const cn = hex(crypto.getRandomValues(new Uint8Array(32)));
+    const h = await body(await send('/api/hello', {client_nonce: cn}));
+    const msg = (role) => new TextEncoder().encode('interceptor inbox v1 ' + role + '\n' + location.origin + '\n' + cn + '\n' + h.server_nonce);
+    if (!/^[0-9a-f]{64}$/.test(h.proof || '') || !/^[0-9a-f]{64}$/.test(h.server_nonce || '') ||
+        !await crypto.subtle.verify('HMAC', key, unhex(h.proof), msg('server'))) {
+      throw new AuthError('The server at ' + location.host + ' does not know this tab\'s key: it is not your inbox, or the inbox was given a new key (open the URL it printed). Nothing was sent to it.');
+    }
+    const proof = hex(await crypto.subtle.sign('HMAC', key, msg('client')));
+    const s = await body(await send('/api/session', {server_nonce: h.server_nonce, proof}));
+    session = {token: s.session, renew: Date.now() + s.expires_in / 2};
+    return session.token;
+  }
+  let session = null;
+  let pendingHandshake = null;
+  function token() {
+    if (session && Date.now() < session.renew) return Promise.resolve(session.token);
+    if (!pendingHandshake) pendingHandshake = handshake().finally(() => { pendingHandshake = null; });
+    return pendingHandshake;
+  }
+
+  // call is fetch with the session header; a refused session (the inbox
+  // restarted) is made again, once.
+  async function call(path, init) {
+    for (let i = 0; ; i++) {
+      const t = await token();
+      const headers = Object.assign({}, init && init.headers, {'X-Inbox-Session': t});
+      const r = await fetch(path, Object.assign({credentials: 'omit'}, init, {headers}));
+      if (r.status !== 401 || i > 0) return r;
+      session = null;
+    }
+  }
+  const post = async (path, v) => body(await call(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(v)}));
+  const get = async (path) => body(await call(path));
+
+  // stream reads the server-sent events of path, on(event, data) for each,
+  // until the server ends it or signal aborts; opened is called once the
+  // server has answered.
+  async function stream(path, on, signal, opened) {
+    const r = await call(path, {signal, headers: {Accept: 'text/event-stream'}});
+    if (!r.ok) await body(r);
+    if (opened) opened();
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = '';
+    for (;;) {
+      const {value, done} = await reader.read();
+      if (done) return;
+      buf += value;
+      for (let i; (i = buf.indexOf('\n\n')) >= 0;) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        let event = 'message';
+        const data = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event: ')) event = line.slice(7);
+          else if (line.startsWith('data: ')) data.push(line.slice(6));
+        }
+        if (data.length) on(event, data.join('\n'));
+      }
+    }
+  }
+
+  function authNote(msg) {
+    $('auth-note').textContent = msg || '';
+    $('auth-note').hidden = !msg;
+  }
+
   let skew = 0; // the server's clock minus ours
   const now = () => Date.now() + skew;
 
@@ -61,23 +167,6 @@
     t.classList.add('show');
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => t.classList.remove('show'), 3000);
-  }
-
-  async function post(path, body) {
-    const r = await fetch(path, {
-      method: 'POST', credentials: 'same-origin',
-      headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
-      body: JSON.stringify(body),
-    });
-    const j = await r.json().catch(() => ({error: r.status + ' ' + r.statusText}));
-    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
-    return j;
-  }
-  async function get(path) {
-    const r = await fetch(path, {credentials: 'same-origin'});
-    const j = await r.json().catch(() => ({error: r.status + ' ' + r.statusText}));
-    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
-    return j;
   }
 
   // ---- requests: the cards of what waits ------------------------------
@@ -267,9 +356,9 @@
 
   // ---- one chat, live --------------------------------------------------
 
-  let chatSource = null;
+  let chatAbort = null; // ends the open chat's stream
   function closeChat() {
-    if (chatSource) { chatSource.close(); chatSource = null; }
+    if (chatAbort) { chatAbort.abort(); chatAbort = null; }
     chatCards = null;
   }
 
@@ -308,6 +397,8 @@
       el('div', {class: 'dir', text: c.prompt}));
   }
 
+  // openChat streams a chat's events into its view from the first, and
+  // again from where it stopped when the stream ends before the chat.
   function openChat(id) {
     closeChat();
     $('chat-head').replaceChildren(el('p', {class: 'note', text: 'loading ' + id + '…'}));
@@ -316,22 +407,38 @@
     chatCards = new CardList($('chat-pending'), (it) => it.chat === id);
     chatCards.update(items);
     const list = $('chat-events');
-    const src = new EventSource('/api/chat/stream?id=' + encodeURIComponent(id) + '&from=0');
-    chatSource = src;
-    src.addEventListener('events', (m) => {
-      const v = JSON.parse(m.data);
-      $('chat-head').replaceChildren(chatHead(v.chat));
-      const stick = list.getBoundingClientRect().bottom <= window.innerHeight + 40;
-      for (const e of v.events) {
-        if (!list.querySelector('[data-seq="' + e.seq + '"]')) list.append(eventItem(e));
+    const ac = new AbortController();
+    chatAbort = ac;
+    let from = 0;
+    let over = false;
+    const on = (event, data) => {
+      const v = JSON.parse(data);
+      if (event === 'end') {
+        over = true;
+      } else if (event === 'failure') {
+        over = true;
+        $('chat-head').replaceChildren(el('p', {class: 'error', text: v.error}));
+      } else if (event === 'events') {
+        from = v.next;
+        $('chat-head').replaceChildren(chatHead(v.chat));
+        const stick = list.getBoundingClientRect().bottom <= window.innerHeight + 40;
+        for (const e of v.events) {
+          if (!list.querySelector('[data-seq="' + e.seq + '"]')) list.append(eventItem(e));
+        }
+        if (stick && v.events.length) window.scrollTo(0, document.body.scrollHeight);
       }
-      if (stick && v.events.length) window.scrollTo(0, document.body.scrollHeight);
-    });
-    src.addEventListener('end', () => { src.close(); });
-    src.addEventListener('failure', (m) => {
-      src.close();
-      $('chat-head').replaceChildren(el('p', {class: 'error', text: JSON.parse(m.data).error}));
-    });
+    };
+    (async () => {
+      while (!over && !ac.signal.aborted) {
+        try {
+          await stream('/api/chat/stream?id=' + encodeURIComponent(id) + '&from=' + from, on, ac.signal);
+        } catch (e) {
+          if (ac.signal.aborted) return;
+          if (e instanceof AuthError) authNote(e.message);
+        }
+        if (!over) await sleep(1000);
+      }
+    })();
   }
 
   // ---- history ---------------------------------------------------------
@@ -384,14 +491,27 @@
     if (view === 'history') loadHistory(false);
   }
 
-  function connect() {
+  // connect keeps the live stream of what waits open: again at once when
+  // it ends (its session did), after a pause that grows when it fails.
+  async function connect() {
     const live = $('live');
-    const src = new EventSource('/api/stream');
-    src.onopen = () => { live.textContent = 'live'; live.className = 'live on'; };
-    src.onerror = () => { live.textContent = 'reconnecting…'; live.className = 'live off'; };
-    src.addEventListener('pending', (m) => showPending(JSON.parse(m.data)));
-    src.addEventListener('children', (m) => showChildren(JSON.parse(m.data)));
-    src.addEventListener('failure', (m) => { live.textContent = JSON.parse(m.data).error; live.className = 'live off'; });
+    const state = (text, on) => { live.textContent = text; live.className = 'live ' + (on ? 'on' : 'off'); };
+    for (let pause = 500; ;) {
+      let opened = false;
+      try {
+        await stream('/api/stream', (event, data) => {
+          const v = JSON.parse(data);
+          if (event === 'pending') showPending(v);
+          else if (event === 'children') showChildren(v);
+          else if (event === 'failure') state(v.error, false);
+        }, null, () => { opened = true; authNote(''); state('live', true); });
+      } catch (e) {
+        if (e instanceof AuthError) authNote(e.message);
+      }
+      state('reconnecting…', false);
+      pause = opened ? 100 : Math.min(Math.max(pause * 2, 500), 10000);
+      await sleep(pause);
+    }
   }
 
   $('history-search').addEventListener('submit', (ev) => { ev.preventDefault(); loadHistory(false); });
