@@ -370,6 +370,24 @@ func (p *browserPage) openInbox(ib *inboxServer) {
 	}
 }
 
+// center is the middle of the element sel, in the window's coordinates.
+func (p *browserPage) center(sel string) (x, y float64) {
+	p.t.Helper()
+	xy := evalJS[[]float64](p, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, sel))
+	return xy[0], xy[1]
+}
+
+// press clicks a card's button as a person does: scrolled into view, the
+// card settled (the page arms its decision buttons once the card has been
+// in place for a moment), then a click in the button's middle.
+func (p *browserPage) press(card, button string) {
+	p.t.Helper()
+	evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'nearest'}), true)`, card+" "+button))
+	p.until("the card to settle", fmt.Sprintf(`!!document.querySelector(%q)`, card+".armed"), 10*time.Second)
+	x, y := p.center(card + " " + button)
+	p.do(10*time.Second, chromedp.MouseClickXY(x, y))
+}
+
 // shownCard is a request's card as the page drew it.
 type shownCard struct {
 	ID    string  `json:"id"`
@@ -535,16 +553,16 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.edit")),
 				chromedp.SetValue(chromedp.CSS(sel+" textarea.edit-input"), `{"text": "`+editedText+`"}`))
 			p.shot("edit-input")
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.allow-edited")))
+			p.press(sel, "button.allow-edited")
 			edited++
 		case deny:
 			denied++
 			p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS(sel+" input.reason"), denyMessage))
 			p.shot("deny-with-reason")
 			p.viewShot("deny-with-reason-window")
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.deny")))
+			p.press(sel, "button.deny")
 		default:
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.allow")))
+			p.press(sel, "button.allow")
 		}
 		got := waitDecided(t, q, c.ID)
 		want := approvals.Allowed
@@ -681,7 +699,7 @@ func runInboxHumanTool(t *testing.T) {
 	const answer = "E2E-INBOX-ANSWER-access-granted-until-friday"
 	p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS(sel+" textarea.answer-text"), answer))
 	p.shot("question-form")
-	p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.send-answer")))
+	p.press(sel, "button.send-answer")
 	got := waitDecided(t, q, c.ID)
 	if got.Status != approvals.Answered || got.Answer != answer || !strings.HasPrefix(got.DecidedBy, "inbox (uid ") {
 		t.Errorf("the question after the answer: %+v", got)

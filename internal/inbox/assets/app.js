@@ -169,7 +169,7 @@
     toastTimer = setTimeout(() => t.classList.remove('show'), 3000);
   }
 
-  // ---- requests: the cards of what waits ------------------------------
+  // ---- requests: who asks, and since when ----------------------------
 
   function who(it) {
     const parts = [];
@@ -198,13 +198,71 @@
     }
   }
 
-  // card renders one pending request with its controls.
-  function card(it) {
+  // ---- a click decides only what was on screen, where it is ---------------
+  //
+  // A decision button acts only when its card has been on screen, unmoved,
+  // for SETTLE_MS before the click, and never on the second click of a
+  // double click: a card that just appeared, moved, or slid under the
+  // pointer is not what the person looked at. A card that leaves (decided
+  // here or elsewhere) leaves a slot of its height that says what became of
+  // it, so nothing under the pointer moves; the slots close once the
+  // pointer has left the list. When a card leaves, every other card of its
+  // list settles again.
+
+  const SETTLE_MS = 500;
+  const SLOT_MIN_MS = 2000;
+
+  // watchSettle runs every frame while the page is shown: a card's place
+  // (its rectangle, or "off screen") changing restarts its settle time.
+  function watchSettle() {
+    const t = performance.now();
+    for (const c of document.querySelectorAll('article.card')) {
+      const r = c.getBoundingClientRect();
+      const shown = r.width > 0 && r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+      const place = shown ? [r.left, r.top, r.width, r.height].join() : 'off';
+      if (place !== c.place || !shown) {
+        c.place = place;
+        c.since = t;
+      }
+      c.classList.toggle('armed', shown && t - c.since >= SETTLE_MS);
+    }
+    requestAnimationFrame(watchSettle);
+  }
+  document.addEventListener('visibilitychange', () => {
+    for (const c of document.querySelectorAll('article.card')) c.place = '';
+  });
+  const unsettle = (c) => { c.place = ''; };
+
+  // heldBack says why a click on a decision button of card c does nothing,
+  // or '' when it may act.
+  function heldBack(ev, c) {
+    if (ev.detail > 1) return 'A double click counts once.';
+    if (c.since === undefined || !c.place || c.place === 'off' || performance.now() - c.since < SETTLE_MS) {
+      return 'Not decided: this request just appeared or moved. Look at it, then click again.';
+    }
+    return '';
+  }
+
+  // guarded wraps a decision button's action in heldBack.
+  const guarded = (c, fn) => (ev) => {
+    const why = heldBack(ev, c);
+    if (why) {
+      ev.preventDefault();
+      toast(why);
+      return;
+    }
+    fn(ev);
+  };
+
+  // ---- requests: the cards of what waits --------------------------------
+
+  // card renders one pending request with its controls; list is the
+  // CardList it goes into.
+  function card(it, list) {
     const err = el('p', {class: 'error'});
     const done = (what) => {
-      c.classList.add('done');
-      for (const b of c.querySelectorAll('button, input, textarea')) b.disabled = true;
       toast(it.tool + ': ' + what);
+      list.leave(it.id, what + ' here');
     };
     const run = async (fn) => {
       err.textContent = '';
@@ -229,12 +287,13 @@
       c.append(fieldsOf(it));
       const answer = el('textarea', {class: 'answer-text', required: true, 'aria-label': 'your answer',
         placeholder: it.mode === 'park' ? 'The model reads it at the start of its next turn' : 'The model reads it as the tool result'});
-      const send = el('button', {class: 'primary send-answer', type: 'submit', text: 'Send answer'});
+      const submit = el('button', {class: 'primary send-answer', type: 'submit', text: 'Send answer'});
+      submit.addEventListener('click', guarded(c, () => {}));
       const form = el('form', {class: 'answer', onsubmit: (ev) => {
         ev.preventDefault();
         if (!answer.value.trim()) { err.textContent = 'the answer is empty'; return; }
         run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value}); done(r.status); });
-      }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, send));
+      }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, submit));
       c.append(form, err);
       return c;
     }
@@ -256,20 +315,17 @@
     if (cutNote) c.append(cutNote);
 
     const reason = el('input', {type: 'text', class: 'reason', placeholder: 'Message to the model (why, for a deny)', 'aria-label': 'message'});
-    const allow = el('button', {type: 'button', class: 'allow', text: 'Allow', onclick: () => run(async () => {
-      const r = await post('/api/decide', {id: it.id, allow: true, message: reason.value});
-      done(r.status);
-    })});
-    const deny = el('button', {type: 'button', class: 'deny', text: 'Deny', onclick: () => run(async () => {
-      const r = await post('/api/decide', {id: it.id, allow: false, message: reason.value});
-      done(r.status);
-    })});
+    const decide = (allow, extra, what) => guarded(c, () => run(async () => {
+      const r = await post('/api/decide', Object.assign({id: it.id, allow, message: reason.value}, extra && extra()));
+      done(r.status + (what || ''));
+    }));
+    const allow = el('button', {type: 'button', class: 'allow', text: 'Allow', onclick: decide(true)});
+    const deny = el('button', {type: 'button', class: 'deny', text: 'Deny', onclick: decide(false)});
     const editor = el('textarea', {class: 'edit-input', value: it.input, 'aria-label': 'new input', spellcheck: 'false', rows: '8'});
-    const allowEdited = el('button', {type: 'button', class: 'allow allow-edited', text: 'Allow with this input', onclick: () => run(async () => {
+    const allowEdited = el('button', {type: 'button', class: 'allow allow-edited', text: 'Allow with this input', onclick: decide(true, () => {
       try { JSON.parse(editor.value); } catch (e) { throw new Error('the new input is not JSON: ' + e.message); }
-      const r = await post('/api/decide', {id: it.id, allow: true, message: reason.value, updated_input: editor.value});
-      done(r.status + ' with new input');
-    })});
+      return {updated_input: editor.value};
+    }, ' with new input')});
     const editBox = el('div', {class: 'editor', hidden: true}, editor,
       el('p', {class: 'note', text: 'The complete arguments the call runs with. A stand-in such as [session_token 1a2b3c4d held by interceptor] gets its token back.' + (it.edit_note ? ' ' + it.edit_note : '')}),
       el('div', {class: 'actions'}, allowEdited));
@@ -293,23 +349,63 @@
   }
 
   // A list of cards kept in step with the pending requests: a card stays
-  // (with what was typed into it) while its request waits.
+  // (with what was typed into it) while its request waits; one that leaves
+  // leaves a slot (above).
   class CardList {
-    constructor(box, filter) { this.box = box; this.filter = filter; this.cards = new Map(); }
+    constructor(box, filter) {
+      this.box = box;
+      this.filter = filter;
+      this.cards = new Map();
+      box.addEventListener('pointerleave', () => this.close());
+    }
+    reset(filter) {
+      this.filter = filter;
+      this.cards.clear();
+      this.box.replaceChildren();
+      return this;
+    }
     update(items) {
       const want = items.filter(this.filter);
       const ids = new Set(want.map((it) => it.id));
-      for (const [id, c] of this.cards) {
-        if (!ids.has(id)) { c.remove(); this.cards.delete(id); }
+      for (const id of this.cards.keys()) {
+        if (!ids.has(id)) this.leave(id, '');
       }
       for (const it of want) {
         if (!this.cards.has(it.id)) {
-          const c = card(it);
+          const c = card(it, this);
           this.cards.set(it.id, c);
           this.box.append(c);
         }
       }
       return want.length;
+    }
+    // leave puts a slot of the card's height where it was: what, or (when
+    // it was decided elsewhere) what the request became.
+    leave(id, what) {
+      const c = this.cards.get(id);
+      if (!c) return;
+      this.cards.delete(id);
+      const slot = el('div', {class: 'slot', 'data-id': id, text: (what || 'no longer waiting') + ': ' + c.querySelector('.tool').textContent});
+      slot.style.height = c.offsetHeight + 'px';
+      slot.at = performance.now();
+      c.replaceWith(slot);
+      for (const other of this.cards.values()) unsettle(other);
+      if (!what) {
+        get('/api/request?id=' + encodeURIComponent(id)).then((r) => {
+          slot.textContent = r.status + (r.decided_by ? ' by ' + r.decided_by : '') + ': ' + r.tool;
+        }, () => {});
+      }
+      setTimeout(() => this.close(), SLOT_MIN_MS);
+      showCounts();
+    }
+    // close takes away the slots shown long enough, unless the pointer is
+    // over the list (where they keep the cards in place).
+    close() {
+      if (this.box.matches(':hover')) return;
+      for (const slot of this.box.querySelectorAll('.slot')) {
+        if (performance.now() - slot.at >= SLOT_MIN_MS) slot.remove();
+      }
+      showCounts();
     }
   }
 
@@ -317,15 +413,20 @@
   const waiting = new CardList($('waiting-list'), () => true);
   let chatCards = null; // the open chat's inline requests
 
+  function showCounts() {
+    const n = waiting.cards.size;
+    $('count-waiting').textContent = String(n);
+    $('count-waiting').classList.toggle('hot', n > 0);
+    $('waiting-empty').hidden = $('waiting-list').children.length > 0;
+    document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
+  }
+
   function showPending(p) {
     skew = p.now - Date.now();
     items = p.items;
-    const n = waiting.update(items);
-    $('count-waiting').textContent = String(n);
-    $('count-waiting').classList.toggle('hot', n > 0);
-    $('waiting-empty').hidden = n > 0;
-    document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
+    waiting.update(items);
     if (chatCards) chatCards.update(items);
+    showCounts();
     tick();
   }
 
@@ -397,14 +498,15 @@
       el('div', {class: 'dir', text: c.prompt}));
   }
 
+  const chatList = new CardList($('chat-pending'), () => false);
+
   // openChat streams a chat's events into its view from the first, and
   // again from where it stopped when the stream ends before the chat.
   function openChat(id) {
     closeChat();
     $('chat-head').replaceChildren(el('p', {class: 'note', text: 'loading ' + id + '…'}));
     $('chat-events').replaceChildren();
-    $('chat-pending').replaceChildren();
-    chatCards = new CardList($('chat-pending'), (it) => it.chat === id);
+    chatCards = chatList.reset((it) => it.chat === id);
     chatCards.update(items);
     const list = $('chat-events');
     const ac = new AbortController();
@@ -520,4 +622,5 @@
   setInterval(tick, 1000);
   route();
   connect();
+  requestAnimationFrame(watchSettle);
 })();
