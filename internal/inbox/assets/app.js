@@ -254,6 +254,54 @@
     fn(ev);
   };
 
+  // ---- inputs that do not fit say so ----------------------------------------
+  //
+  // A box shows so many lines at most. When its text goes on below them,
+  // a line under the box says how many more lines there are and how the
+  // text ends, with a button to show it all: the tail of a command (an
+  // input is indented JSON, so a command is one long wrapped line) is never
+  // silently hidden.
+
+  // boxed puts text into pre and returns [pre, its note]; pre.show(text)
+  // puts other text in.
+  function boxed(pre, text) {
+    const count = el('span');
+    const tail = el('code', {class: 'tail'});
+    const more = el('p', {class: 'more', hidden: true}, count, tail,
+      el('button', {type: 'button', class: 'show-lines', text: 'Show all', onclick: () => {
+        pre.classList.add('whole');
+        check();
+      }}));
+    let queued = false;
+    function check() {
+      queued = false;
+      const below = pre.scrollHeight - pre.scrollTop - pre.clientHeight;
+      if (pre.classList.contains('whole') || !pre.clientHeight || below < 2) {
+        more.hidden = true;
+        return;
+      }
+      const n = Math.max(1, Math.ceil(below / (parseFloat(getComputedStyle(pre).lineHeight) || 18)));
+      count.textContent = 'continues: ' + n + ' more line' + (n === 1 ? '' : 's') + ' below, ending ';
+      more.hidden = false;
+    }
+    const later = () => {
+      if (!queued) {
+        queued = true;
+        requestAnimationFrame(check);
+      }
+    };
+    pre.show = (t) => {
+      pre.textContent = t;
+      const end = t.replace(/\s+$/, '');
+      tail.textContent = (end.length > 200 ? '…' + end.slice(-200) : end).replace(/\n/g, ' ⏎ ');
+      later();
+    };
+    pre.show(text);
+    new ResizeObserver(later).observe(pre);
+    pre.addEventListener('scroll', later);
+    return [pre, more];
+  }
+
   // ---- requests: the cards of what waits --------------------------------
 
   // card renders one pending request with its controls; list is the
@@ -298,14 +346,14 @@
       return c;
     }
 
-    const input = el('pre', {class: 'input', text: it.input});
-    c.append(input);
+    const [input, more] = boxed(el('pre', {class: 'input'}), it.input);
+    c.append(input, more);
     let whole = !it.input_cut;
     const cutNote = it.input_cut ? el('p', {class: 'note'},
       'Input cut: ' + it.input.length + ' of ' + it.input_cut + ' characters shown; allowing waits until you have seen all of it. ',
       el('button', {type: 'button', class: 'show-all', text: 'Show all', onclick: () => run(async () => {
         const r = await get('/api/request?id=' + encodeURIComponent(it.id));
-        input.textContent = r.input;
+        input.show(r.input);
         editor.value = r.input;
         whole = true;
         cutNote.remove();
@@ -342,9 +390,9 @@
     for (const f of it.fields || []) {
       dl.append(el('dt', {}, f.title || f.name, f.type ? el('small', {text: f.type}) : null, f.required ? el('span', {class: 'req', title: 'required', text: '*'}) : null),
         el('dd', {}, f.description ? el('p', {class: 'desc', text: f.description}) : null,
-          f.missing ? el('span', {class: 'note', text: '(not given)'}) : el('pre', {class: 'value', text: f.value})));
+          f.missing ? el('span', {class: 'note', text: '(not given)'}) : boxed(el('pre', {class: 'value'}), f.value)));
     }
-    if (!(it.fields || []).length) dl.append(el('dt', {text: 'arguments'}), el('dd', {}, el('pre', {text: it.input})));
+    if (!(it.fields || []).length) dl.append(el('dt', {text: 'arguments'}), el('dd', {}, ...boxed(el('pre'), it.input)));
     return dl;
   }
 
