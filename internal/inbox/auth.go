@@ -260,8 +260,8 @@ func fetchSiteOK(r *http.Request) bool {
 // origin is the page's own origin, as the browser names it.
 func origin(r *http.Request) string { return "http://" + r.Host }
 
-// handshake is what a page without a session may call.
-func handshake(path string) bool { return path == "/api/hello" || path == "/api/session" }
+// isHandshake is what a page without a session may call.
+func isHandshake(path string) bool { return path == "/api/hello" || path == "/api/session" }
 
 // guard runs every request through the checks above, then next. The page
 // and its static files need no session: they hold no secret. An API call
@@ -293,7 +293,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			deny(w, http.StatusForbidden, "cross-site request refused")
 			return
 		}
-		if handshake(r.URL.Path) {
+		if isHandshake(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
