@@ -114,7 +114,13 @@ func (s *Server) host() string {
 	ip := net.ParseIP(h)
 	switch {
 	case strings.EqualFold(h, "localhost"):
-		return "localhost:" + s.port
+		// The address bound, not the name: a browser resolves localhost to
+		// ::1 as well as 127.0.0.1, and another user may listen on the one
+		// the inbox does not hold; the page would send it its session.
+		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
+			return net.JoinHostPort(a.IP.String(), s.port)
+		}
+		return "127.0.0.1:" + s.port
 	case h == "" || ip != nil && ip.IsUnspecified():
 		return "127.0.0.1:" + s.port
 	}

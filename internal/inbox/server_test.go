@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +106,11 @@ func TestListenRefusesBeyondLoopback(t *testing.T) {
 		key := hex.EncodeToString(s.auth.key)
 		if !strings.HasPrefix(s.URL(), "http://") || s.URL() != s.Link()+"#key="+key || strings.Contains(s.Link(), key) {
 			t.Errorf("URL %q / Link %q", s.URL(), s.Link())
+		}
+		// An IP literal, never localhost: the browser could reach another
+		// user's listener on the loopback address the inbox does not hold.
+		if u, err := url.Parse(s.Link()); err != nil || net.ParseIP(u.Hostname()) == nil {
+			t.Errorf("Listen(%q): the page's link %q does not name an IP", addr, s.Link())
 		}
 		s.ln.Close()
 	}
