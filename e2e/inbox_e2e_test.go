@@ -78,17 +78,18 @@ func inboxBinary(t *testing.T) string {
 type inboxServer struct {
 	url  string // as printed, with the key in the fragment
 	link string // the page without the key
+	stop func() // SIGTERM, and wait (once; the test's end does it otherwise)
 }
 
-func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
+func startInbox(t *testing.T, sc *scenario, notify string, extra ...string) *inboxServer {
 	t.Helper()
 	args := []string{"inbox", "--state-dir", sc.stateDir, "--listen", "127.0.0.1:0", "--desktop=false"}
 	if notify != "" {
 		args = append(args, "--notify", notify)
 	}
-	cmd := exec.Command(inboxBinary(t), args...)
+	cmd := exec.Command(inboxBinary(t), append(args, extra...)...)
 	cmd.Env = sc.baseEnv()
-	errf, err := os.Create(sc.path("inbox.stderr"))
+	errf, err := os.CreateTemp(sc.dir, "inbox-*.stderr") // one per start: a test may restart it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,24 +101,28 @@ func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("interceptor-http inbox exited: %v", err)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("interceptor-http inbox exited: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Errorf("interceptor-http inbox did not stop on SIGTERM")
 			}
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("interceptor-http inbox did not stop on SIGTERM")
-		}
-		errf.Close()
-		if b, _ := os.ReadFile(sc.path("inbox.stderr")); len(b) > 0 {
-			t.Logf("inbox stderr:\n%s", b)
-		}
-	})
+			errf.Close()
+			if b, _ := os.ReadFile(errf.Name()); len(b) > 0 {
+				t.Logf("inbox stderr:\n%s", b)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	lines := make(chan string, 8)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -139,7 +144,7 @@ func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
 					for range lines {
 					}
 				}()
-				return &inboxServer{url: line[len("interceptor inbox: open "):], link: m[1]}
+				return &inboxServer{url: line[len("interceptor inbox: open "):], link: m[1], stop: stop}
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatal("interceptor-http inbox printed no URL in 30 s")

@@ -47,11 +47,21 @@
   // and sent in a header on every API call.
 
   const KEY_ITEM = 'interceptor-inbox-key';
-  const m = /^#key=([0-9a-f]{64})$/.exec(location.hash);
-  if (m) {
+  let session = null; // {token, renew}: the session in use
+  let pendingHandshake = null;
+
+  // takeKey keeps the key the address carries (the printed URL, opened or
+  // pasted into this tab: a new key after --new-key is pasted into a page
+  // already open) and takes it out of the address bar.
+  function takeKey() {
+    const m = /^#key=([0-9a-f]{64})$/.exec(location.hash);
+    if (!m) return false;
     sessionStorage.setItem(KEY_ITEM, m[1]);
     history.replaceState(null, '', location.pathname + location.search);
+    session = null;
+    return true;
   }
+  takeKey();
 
   // AuthError is a handshake that must not be retried as it is: no key,
   // or a server that does not know it.
@@ -87,8 +97,6 @@
     session = {token: s.session, renew: Date.now() + s.expires_in / 2};
     return session.token;
   }
-  let session = null;
-  let pendingHandshake = null;
   function token() {
     if (session && Date.now() < session.renew) return Promise.resolve(session.token);
     if (!pendingHandshake) pendingHandshake = handshake().finally(() => { pendingHandshake = null; });
@@ -111,28 +119,34 @@
 
   // stream reads the server-sent events of path, on(event, data) for each,
   // until the server ends it or signal aborts; opened is called once the
-  // server has answered.
+  // server has answered. When a stream ends, the session is dropped: the
+  // inbox may have stopped and another user taken its port, so whoever
+  // answers next proves the key before this page sends it anything.
   async function stream(path, on, signal, opened) {
-    const r = await call(path, {signal, headers: {Accept: 'text/event-stream'}});
-    if (!r.ok) await body(r);
-    if (opened) opened();
-    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '';
-    for (;;) {
-      const {value, done} = await reader.read();
-      if (done) return;
-      buf += value;
-      for (let i; (i = buf.indexOf('\n\n')) >= 0;) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        let event = 'message';
-        const data = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event: ')) event = line.slice(7);
-          else if (line.startsWith('data: ')) data.push(line.slice(6));
+    try {
+      const r = await call(path, {signal, headers: {Accept: 'text/event-stream'}});
+      if (!r.ok) await body(r);
+      if (opened) opened();
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) return;
+        buf += value;
+        for (let i; (i = buf.indexOf('\n\n')) >= 0;) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let event = 'message';
+          const data = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length) on(event, data.join('\n'));
         }
-        if (data.length) on(event, data.join('\n'));
       }
+    } finally {
+      session = null;
     }
   }
 
@@ -440,7 +454,8 @@
       for (const other of this.cards.values()) unsettle(other);
       if (!what) {
         get('/api/request?id=' + encodeURIComponent(id)).then((r) => {
-          slot.textContent = r.status + (r.decided_by ? ' by ' + r.decided_by : '') + ': ' + r.tool;
+          const by = (r.decided_by || '').length > 60 ? r.decided_by.slice(0, 60) + '…' : r.decided_by || '';
+          slot.textContent = r.status + (by ? ' by ' + by : '') + ': ' + r.tool;
         }, () => {});
       }
       setTimeout(() => this.close(), SLOT_MIN_MS);
@@ -643,6 +658,7 @@
 
   // connect keeps the live stream of what waits open: again at once when
   // it ends (its session did), after a pause that grows when it fails.
+  let wake = () => {}; // cuts connect's pause short (a new key)
   async function connect() {
     const live = $('live');
     const state = (text, on) => { live.textContent = text; live.className = 'live ' + (on ? 'on' : 'off'); };
@@ -660,13 +676,19 @@
       }
       state('reconnecting…', false);
       pause = opened ? 100 : Math.min(Math.max(pause * 2, 500), 10000);
-      await sleep(pause);
+      await Promise.race([sleep(pause), new Promise((ok) => { wake = ok; })]);
     }
   }
 
   $('history-search').addEventListener('submit', (ev) => { ev.preventDefault(); loadHistory(false); });
   $('history-more').addEventListener('click', () => loadHistory(true));
-  window.addEventListener('hashchange', route);
+  window.addEventListener('hashchange', () => {
+    if (takeKey()) {
+      authNote('');
+      wake();
+    }
+    route();
+  });
   setInterval(tick, 1000);
   route();
   connect();
