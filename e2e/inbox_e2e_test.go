@@ -382,15 +382,52 @@ func (p *browserPage) center(sel string) (x, y float64) {
 	return xy[0], xy[1]
 }
 
+// fill puts text into the form field sel as typing leaves it (the page
+// reads the field's value), in one evaluation. chromedp's SendKeys waits
+// for the field in its copy of the DOM, then sends three events a
+// character: typing a 44-character answer took over 10 s with both cores
+// busy (TestInboxClaudeCode/human_tool failed so once in 20 runs).
+func (p *browserPage) fill(sel, text string) {
+	p.t.Helper()
+	v, _ := json.Marshal(text)
+	if !evalJS[bool](p, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.focus(); e.value = %s; e.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`, sel, v)) {
+		p.shot("failed")
+		p.t.Fatalf("browser: no %s to type into", sel)
+	}
+}
+
+// clickJS clicks sel from the page's script: for what is not a decision
+// (a toggle, a search), where no pointer needs to rest.
+func (p *browserPage) clickJS(sel string) {
+	p.t.Helper()
+	if !evalJS[bool](p, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true; })()`, sel)) {
+		p.shot("failed")
+		p.t.Fatalf("browser: no %s to click", sel)
+	}
+}
+
 // press clicks a card's button as a person does: scrolled into view, the
-// card settled (the page arms its decision buttons once the card has been
-// in place for a moment), then a click in the button's middle.
+// pointer resting on it until the card has settled (the page arms its
+// decision buttons once the card has been in place for a moment; with the
+// pointer over the list, the slots of decided cards keep it in place), then
+// a click there, once the button is still what is under the pointer.
 func (p *browserPage) press(card, button string) {
 	p.t.Helper()
-	evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'nearest'}), true)`, card+" "+button))
-	p.until("the card to settle", fmt.Sprintf(`!!document.querySelector(%q)`, card+".armed"), 10*time.Second)
-	x, y := p.center(card + " " + button)
-	p.do(10*time.Second, chromedp.MouseClickXY(x, y))
+	sel := card + " " + button
+	evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'nearest'}), true)`, sel))
+	for try := 1; ; try++ {
+		x, y := p.center(sel)
+		p.do(10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, x, y))
+		p.until("the card to settle", fmt.Sprintf(`!!document.querySelector(%q)`, card+".armed"), 10*time.Second)
+		if evalJS[bool](p, fmt.Sprintf(`document.elementFromPoint(%v, %v) === document.querySelector(%q)`, x, y, sel)) {
+			p.do(10*time.Second, chromedp.MouseClickXY(x, y))
+			return
+		}
+		if try == 5 {
+			p.shot("failed")
+			p.t.Fatalf("browser: %s moved away from the pointer 5 times", sel)
+		}
+	}
 }
 
 // shownCard is a request's card as the page drew it.
@@ -555,14 +592,14 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 		switch {
 		case edit:
 			// Allowed with new input, edited on the page.
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.edit")),
-				chromedp.SetValue(chromedp.CSS(sel+" textarea.edit-input"), `{"text": "`+editedText+`"}`))
+			p.clickJS(sel + " button.edit")
+			p.fill(sel+" textarea.edit-input", `{"text": "`+editedText+`"}`)
 			p.shot("edit-input")
 			p.press(sel, "button.allow-edited")
 			edited++
 		case deny:
 			denied++
-			p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS(sel+" input.reason"), denyMessage))
+			p.fill(sel+" input.reason", denyMessage)
 			p.shot("deny-with-reason")
 			p.viewShot("deny-with-reason-window")
 			p.press(sel, "button.deny")
@@ -604,8 +641,8 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 
 	// The history: the deny, searched for.
 	evalJS[string](p, `location.hash = '#history'`)
-	p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS("#history-q"), "denied second reviewer"),
-		chromedp.Click(chromedp.CSS(`#history-search button`)))
+	p.fill("#history-q", "denied second reviewer")
+	p.clickJS("#history-search button")
 	p.until("the history's search result", `document.querySelectorAll('#history-list .row').length === 1`, 10*time.Second)
 	row := evalJS[string](p, `document.querySelector('#history-list .row').innerText`)
 	if !strings.Contains(row, denyMessage) || !strings.Contains(row, "by inbox (uid ") || !strings.Contains(row, "child "+name) {
@@ -702,7 +739,7 @@ func runInboxHumanTool(t *testing.T) {
 		}
 	}
 	const answer = "E2E-INBOX-ANSWER-access-granted-until-friday"
-	p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS(sel+" textarea.answer-text"), answer))
+	p.fill(sel+" textarea.answer-text", answer)
 	p.shot("question-form")
 	p.press(sel, "button.send-answer")
 	got := waitDecided(t, q, c.ID)

@@ -250,7 +250,7 @@ func TestInboxLongCommand(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: the box shows %v of %v px; the card says %q", c.name, b.Client, b.Scroll, b.Note)
-		p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" p.more button")))
+		p.clickJS(sel + " p.more button")
 		time.Sleep(300 * time.Millisecond)
 		if b := state(); b.Scroll > b.Client+1 || b.NoteShown {
 			t.Errorf("%s: after Show all the box shows %v of %v px, note shown %v", c.name, b.Client, b.Scroll, b.NoteShown)
