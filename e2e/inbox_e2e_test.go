@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,19 +76,20 @@ func inboxBinary(t *testing.T) string {
 
 // inboxServer is `interceptor-http inbox` run on a scenario's state dir.
 type inboxServer struct {
-	url  string // as printed, with the secret
-	link string // the page without the secret
+	url  string // as printed, with the key in the fragment
+	link string // the page without the key
+	stop func() // SIGTERM, and wait (once; the test's end does it otherwise)
 }
 
-func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
+func startInbox(t *testing.T, sc *scenario, notify string, extra ...string) *inboxServer {
 	t.Helper()
 	args := []string{"inbox", "--state-dir", sc.stateDir, "--listen", "127.0.0.1:0", "--desktop=false"}
 	if notify != "" {
 		args = append(args, "--notify", notify)
 	}
-	cmd := exec.Command(inboxBinary(t), args...)
+	cmd := exec.Command(inboxBinary(t), append(args, extra...)...)
 	cmd.Env = sc.baseEnv()
-	errf, err := os.Create(sc.path("inbox.stderr"))
+	errf, err := os.CreateTemp(sc.dir, "inbox-*.stderr") // one per start: a test may restart it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,24 +101,28 @@ func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("interceptor-http inbox exited: %v", err)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("interceptor-http inbox exited: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Errorf("interceptor-http inbox did not stop on SIGTERM")
 			}
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("interceptor-http inbox did not stop on SIGTERM")
-		}
-		errf.Close()
-		if b, _ := os.ReadFile(sc.path("inbox.stderr")); len(b) > 0 {
-			t.Logf("inbox stderr:\n%s", b)
-		}
-	})
+			errf.Close()
+			if b, _ := os.ReadFile(errf.Name()); len(b) > 0 {
+				t.Logf("inbox stderr:\n%s", b)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	lines := make(chan string, 8)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -125,20 +131,20 @@ func startInbox(t *testing.T, sc *scenario, notify string) *inboxServer {
 		}
 		close(lines)
 	}()
-	re := regexp.MustCompile(`^interceptor inbox: open (http://127\.0\.0\.1:\d+/)\?token=[0-9a-f]{64}$`)
+	re := regexp.MustCompile(`^interceptor inbox: open (http://127\.0\.0\.1:\d+/)#key=[0-9a-f]{64}$`)
 	for {
 		select {
 		case line, ok := <-lines:
 			if !ok {
 				t.Fatal("interceptor-http inbox exited before printing its URL")
 			}
-			t.Logf("inbox: %s", regexp.MustCompile(`token=[0-9a-f]+`).ReplaceAllString(line, "token=…"))
+			t.Logf("inbox: %s", regexp.MustCompile(`key=[0-9a-f]+`).ReplaceAllString(line, "key=…"))
 			if m := re.FindStringSubmatch(line); m != nil {
 				go func() {
 					for range lines {
 					}
 				}()
-				return &inboxServer{url: line[len("interceptor inbox: open "):], link: m[1]}
+				return &inboxServer{url: line[len("interceptor inbox: open "):], link: m[1], stop: stop}
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatal("interceptor-http inbox printed no URL in 30 s")
@@ -193,7 +199,7 @@ func (rc *notifyReceiver) wait(t *testing.T, n int) []notifyPost {
 }
 
 // checkNotes: every message names a tool the page showed and the child,
-// links the page without its secret, and holds no token and none of the
+// links the page without its key, and holds no token and none of the
 // arguments.
 func checkNotes(t *testing.T, posts []notifyPost, ib *inboxServer, child string, tools map[string]bool, tokens []string) {
 	t.Helper()
@@ -205,7 +211,7 @@ func checkNotes(t *testing.T, posts []notifyPost, ib *inboxServer, child string,
 		if !named || !strings.Contains(p.body, "(child "+child+", ") || !strings.HasSuffix(p.body, ". "+ib.link) || p.title == "" {
 			t.Errorf("notification %q (title %q): want the tool (one of %v), child %s and %s", p.body, p.title, tools, child, ib.link)
 		}
-		for _, bad := range append([]string{"token=", "{", `"step"`, "session_token"}, tokens...) {
+		for _, bad := range append([]string{"token=", "key=", "{", `"step"`, "session_token"}, tokens...) {
 			if strings.Contains(p.body, bad) {
 				t.Errorf("notification %q holds %q", p.body, bad)
 			}
@@ -327,17 +333,100 @@ func (p *browserPage) capture(name string, how chromedp.Action[[]byte]) {
 	p.t.Logf("screenshot %s", filepath.Join(p.art, file))
 }
 
-// openInbox opens the printed URL: the secret becomes a cookie and leaves
-// the address bar; the page goes live.
+// navigate loads url and waits until scripts run in the new document.
+// chromedp learns of a document's JavaScript context from an event it
+// handles apart from the load event Navigate waits for, so the first
+// evaluation after Navigate can name the old document's context ("Cannot
+// find context with specified id"), as TestInboxClaudeCode/human_tool
+// failed under load.
+func (p *browserPage) navigate(target string) {
+	p.t.Helper()
+	p.do(30*time.Second, chromedp.Navigate(target))
+	u, _ := url.Parse(target)
+	want := u.Scheme + "://" + u.Host
+	var err error
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		got, err = chromedp.Run(ctx, chromedp.Evaluate[string](`location.origin`))
+		cancel()
+		if err == nil && got == want {
+			return
+		}
+	}
+	p.shot("failed")
+	p.t.Fatalf("browser: %s loaded, but scripts run in %q (%v)", target, got, err)
+}
+
+// openInbox opens the printed URL: the page keeps the key in the tab's
+// sessionStorage and takes it out of the address bar; the page goes live.
 func (p *browserPage) openInbox(ib *inboxServer) {
 	p.t.Helper()
-	p.do(30*time.Second, chromedp.Navigate(ib.url))
+	p.navigate(ib.url)
 	p.until("the live stream", `document.getElementById('live').classList.contains('on')`, 10*time.Second)
 	if loc := evalJS[string](p, `location.href`); loc != ib.link {
-		p.t.Errorf("the address bar shows %q after the secret was exchanged, want %q", loc, ib.link)
+		p.t.Errorf("the address bar shows %q once the page took the key, want %q", loc, ib.link)
+	}
+	if key := evalJS[string](p, `sessionStorage.getItem('interceptor-inbox-key') || ''`); "#key="+key != ib.url[len(ib.link):] {
+		p.t.Errorf("the tab keeps %q, want the URL's key", key)
 	}
 	if c := evalJS[string](p, `document.cookie`); c != "" {
-		p.t.Errorf("a script can read the page's cookie: %q", c)
+		p.t.Errorf("the page has a cookie: %q", c)
+	}
+}
+
+// center is the middle of the element sel, in the window's coordinates.
+func (p *browserPage) center(sel string) (x, y float64) {
+	p.t.Helper()
+	xy := evalJS[[]float64](p, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, sel))
+	return xy[0], xy[1]
+}
+
+// fill puts text into the form field sel as typing leaves it (the page
+// reads the field's value), in one evaluation. chromedp's SendKeys waits
+// for the field in its copy of the DOM, then sends three events a
+// character: typing a 44-character answer took over 10 s with both cores
+// busy (TestInboxClaudeCode/human_tool failed so once in 20 runs).
+func (p *browserPage) fill(sel, text string) {
+	p.t.Helper()
+	v, _ := json.Marshal(text)
+	if !evalJS[bool](p, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.focus(); e.value = %s; e.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`, sel, v)) {
+		p.shot("failed")
+		p.t.Fatalf("browser: no %s to type into", sel)
+	}
+}
+
+// clickJS clicks sel from the page's script: for what is not a decision
+// (a toggle, a search), where no pointer needs to rest.
+func (p *browserPage) clickJS(sel string) {
+	p.t.Helper()
+	if !evalJS[bool](p, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true; })()`, sel)) {
+		p.shot("failed")
+		p.t.Fatalf("browser: no %s to click", sel)
+	}
+}
+
+// press clicks a card's button as a person does: scrolled into view, the
+// pointer resting on it until the card has settled (the page arms its
+// decision buttons once the card has been in place for a moment; with the
+// pointer over the list, the slots of decided cards keep it in place), then
+// a click there, once the button is still what is under the pointer.
+func (p *browserPage) press(card, button string) {
+	p.t.Helper()
+	sel := card + " " + button
+	evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'nearest'}), true)`, sel))
+	for try := 1; ; try++ {
+		x, y := p.center(sel)
+		p.do(10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, x, y))
+		p.until("the card to settle", fmt.Sprintf(`!!document.querySelector(%q)`, card+".armed"), 10*time.Second)
+		if evalJS[bool](p, fmt.Sprintf(`document.elementFromPoint(%v, %v) === document.querySelector(%q)`, x, y, sel)) {
+			p.do(10*time.Second, chromedp.MouseClickXY(x, y))
+			return
+		}
+		if try == 5 {
+			p.shot("failed")
+			p.t.Fatalf("browser: %s moved away from the pointer 5 times", sel)
+		}
 	}
 }
 
@@ -503,19 +592,19 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 		switch {
 		case edit:
 			// Allowed with new input, edited on the page.
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.edit")),
-				chromedp.SetValue(chromedp.CSS(sel+" textarea.edit-input"), `{"text": "`+editedText+`"}`))
+			p.clickJS(sel + " button.edit")
+			p.fill(sel+" textarea.edit-input", `{"text": "`+editedText+`"}`)
 			p.shot("edit-input")
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.allow-edited")))
+			p.press(sel, "button.allow-edited")
 			edited++
 		case deny:
 			denied++
-			p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS(sel+" input.reason"), denyMessage))
+			p.fill(sel+" input.reason", denyMessage)
 			p.shot("deny-with-reason")
 			p.viewShot("deny-with-reason-window")
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.deny")))
+			p.press(sel, "button.deny")
 		default:
-			p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.allow")))
+			p.press(sel, "button.allow")
 		}
 		got := waitDecided(t, q, c.ID)
 		want := approvals.Allowed
@@ -552,8 +641,8 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 
 	// The history: the deny, searched for.
 	evalJS[string](p, `location.hash = '#history'`)
-	p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS("#history-q"), "denied second reviewer"),
-		chromedp.Click(chromedp.CSS(`#history-search button`)))
+	p.fill("#history-q", "denied second reviewer")
+	p.clickJS("#history-search button")
 	p.until("the history's search result", `document.querySelectorAll('#history-list .row').length === 1`, 10*time.Second)
 	row := evalJS[string](p, `document.querySelector('#history-list .row').innerText`)
 	if !strings.Contains(row, denyMessage) || !strings.Contains(row, "by inbox (uid ") || !strings.Contains(row, "child "+name) {
@@ -650,9 +739,9 @@ func runInboxHumanTool(t *testing.T) {
 		}
 	}
 	const answer = "E2E-INBOX-ANSWER-access-granted-until-friday"
-	p.do(10*time.Second, chromedp.SendKeys(chromedp.CSS(sel+" textarea.answer-text"), answer))
+	p.fill(sel+" textarea.answer-text", answer)
 	p.shot("question-form")
-	p.do(10*time.Second, chromedp.Click(chromedp.CSS(sel+" button.send-answer")))
+	p.press(sel, "button.send-answer")
 	got := waitDecided(t, q, c.ID)
 	if got.Status != approvals.Answered || got.Answer != answer || !strings.HasPrefix(got.DecidedBy, "inbox (uid ") {
 		t.Errorf("the question after the answer: %+v", got)

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -130,6 +131,15 @@ func outer() int {
 	// "$0" is the test binary: the inner run gets the same -test.* flags.
 	cmd := exec.Command("unshare", append([]string{"--user", "--map-root-user", "--net", "--",
 		"sh", "-c", `ip link set lo up && exec "$0" "$@"`, os.Args[0]}, os.Args[1:]...)...)
+	if os.Geteuid() == 0 {
+		// Run as root, the namespace maps uids and gids 0-65535 to
+		// themselves (unshare's --map-users needs newuidmap), so a test can
+		// run a process as another local user (the inbox's, uid 65534).
+		ids := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 65536}}
+		cmd = exec.Command("sh", append([]string{"-c", `ip link set lo up && exec "$0" "$@"`, os.Args[0]}, os.Args[1:]...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
+			UidMappings: ids, GidMappings: ids, GidMappingsEnableSetgroups: true}
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(),
 		envInNetns+"=1", envInterceptor+"="+interceptor, envTokenServer+"="+tokenServer,

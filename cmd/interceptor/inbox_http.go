@@ -18,8 +18,12 @@ func init() {
 		if err != nil {
 			return err
 		}
+		notify, err := o.notifyURL(os.LookupEnv)
+		if err != nil {
+			return err
+		}
 		srv, err := inbox.Listen(inbox.Options{StateDir: dir, Listen: o.listen, AllowRemote: o.allowRemote,
-			Notify: o.notify, NotifyJSON: o.notifyJSON, Desktop: o.desktop, Log: io.Err})
+			Notify: notify, NotifyJSON: o.notifyJSON, Desktop: o.desktop, Log: io.Err, NewKey: o.newKey})
 		if err != nil {
 			return err
 		}

@@ -13,17 +13,20 @@
 // then approvals.Visible on every string, so control and bidi characters
 // arrive as visible escapes; the page's script only ever sets textContent.
 //
-// The page is an admin page on loopback (auth.go): a random secret in the
-// printed URL is exchanged for an HttpOnly, SameSite=Strict cookie; every
-// action needs a CSRF token and a same-origin Origin; every request's Host
-// must be the listener's (a DNS rebinding attack names another host);
-// binding beyond loopback needs Options.AllowRemote. Everything the page
-// loads is embedded (assets/): no third-party asset, no build step.
+// The page is an admin page on loopback (auth.go), guarded against another
+// user of the machine: no cookie (cookies ignore ports); the page's key,
+// kept in the state dir (key.go), reaches the browser in the printed URL's
+// fragment, and the page proves it, without sending it, for a session
+// token its script sends in a header; every action needs a same-origin
+// Origin; every request's Host must be the listener's (a DNS rebinding
+// attack names another host); binding beyond loopback needs
+// Options.AllowRemote. Everything the page loads is embedded (assets/): no
+// third-party asset, no build step.
 //
-// The files: server.go is the server (Listen, Serve, the routes);
-// auth.go the secret, cookie, CSRF, Host and Origin checks; view.go
-// renders requests, children and events for the page; stream.go the
-// server-sent events; notify.go the notifications.
+// The files: server.go is the server (Listen, Serve, the routes); key.go
+// the key file; auth.go the handshake, sessions, Host and Origin checks;
+// view.go renders requests, children and events for the page; stream.go
+// the server-sent events; notify.go the notifications.
 //
 // The package uses net/http, so only interceptor-http (the proxyhttp
 // build) links it: the hook binary's start-up stays as it is.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -83,7 +84,7 @@ func newNotifier(o Options) (*notifier, error) {
 	if n.url != "" {
 		u, err := url.Parse(n.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("--notify %q: want an http or https URL (an ntfy topic, a webhook)", n.url)
+			return nil, fmt.Errorf("--notify: want an http or https URL (an ntfy topic, a webhook), got %s", maskURL(n.url))
 		}
 	}
 	if o.Desktop {
@@ -106,13 +107,46 @@ func desktopCommand() string {
 	return p
 }
 
-// Describe says where notifications go, for the start-up lines (the
-// notify URL without its path: an ntfy topic is a secret of sorts).
+// The notify URL is a secret (an ntfy topic is readable by whoever knows
+// its name; a webhook may carry ?auth=): what is printed or logged of it is
+// its scheme and host, then a mask.
+
+// maskURL is raw as scheme://host/…, or a mask alone where raw has no
+// scheme and host.
+func maskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "… (not repeated: it may be a secret)"
+	}
+	return u.Scheme + "://" + u.Host + "/…"
+}
+
+// scrub is err as one line that holds nothing of the notify URL beyond
+// maskURL: an http.Client error names the whole URL.
+func (n *notifier) scrub(err error) string {
+	var ue *url.Error
+	msg := err.Error()
+	if errors.As(err, &ue) {
+		msg = ue.Op + " " + maskURL(n.url) + ": " + ue.Err.Error()
+	}
+	u, perr := url.Parse(n.url)
+	parts := []string{n.url}
+	if perr == nil {
+		parts = append(parts, u.EscapedPath(), u.Path, u.RawQuery, u.Fragment, u.User.String())
+	}
+	for _, p := range parts {
+		if len(p) > 1 {
+			msg = strings.ReplaceAll(msg, p, "…")
+		}
+	}
+	return msg
+}
+
+// Describe says where notifications go, for the start-up lines.
 func (s *Server) Describe() string {
 	var parts []string
 	if s.notify.url != "" {
-		u, _ := url.Parse(s.notify.url)
-		parts = append(parts, "POST to "+u.Scheme+"://"+u.Host+"/…")
+		parts = append(parts, "POST to "+maskURL(s.notify.url))
 	}
 	switch {
 	case s.notify.desktop != "":
@@ -211,7 +245,7 @@ func (n *notifier) send(ctx context.Context) {
 		case x := <-n.queue:
 			if n.url != "" {
 				if err := n.post(ctx, x); err != nil {
-					n.logf("notification for %s not sent: %v", x.ID, err)
+					n.logf("notification for %s not sent: %s", x.ID, n.scrub(err))
 				}
 			}
 			if n.desktop != "" {

@@ -2,8 +2,10 @@ package inbox
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -98,7 +100,7 @@ func TestNotifyPostsAShortMessage(t *testing.T) {
 	}
 	q := approvals.New(dir)
 	before := enqueue(t, q, approvals.Request{Client: "codex", Tool: "waited_before_start"})
-	var logs strings.Builder
+	var logs syncBuffer
 	s := newServer(t, Options{StateDir: dir, Notify: rc.URL + "/topic", Log: &logs})
 	serve(t, s)
 
@@ -124,7 +126,7 @@ func TestNotifyPostsAShortMessage(t *testing.T) {
 		t.Errorf("a question: %q %v", posts[2].body, posts[2].header)
 	}
 	for _, p := range posts {
-		for _, bad := range []string{tok, "secret-arg-value", "{", `"step"`, s.keys.secret, before.Tool} {
+		for _, bad := range []string{tok, "secret-arg-value", "{", `"step"`, hex.EncodeToString(s.auth.key), before.Tool} {
 			if strings.Contains(p.body, bad) || strings.Contains(strings.Join(p.header.Values("Click"), " "), bad) {
 				t.Errorf("a notification holds %q: %q", bad, p.body)
 			}
@@ -162,12 +164,68 @@ func TestNotifyJSON(t *testing.T) {
 	}
 }
 
+// A bad --notify is refused without repeating it: it may be a secret.
 func TestNotifyURLChecked(t *testing.T) {
-	for _, u := range []string{"ftp://x/y", "not a url", "http://", "file:///etc/passwd"} {
-		if _, err := Listen(Options{StateDir: t.TempDir(), Notify: u}); err == nil || !strings.Contains(err.Error(), "--notify") {
+	for _, u := range []string{"ftp://x/SECRET-topic", "not a url SECRET", "http://", "file:///etc/SECRET", "https://SECRET%zz"} {
+		_, err := Listen(Options{StateDir: t.TempDir(), Notify: u})
+		if err == nil || !strings.Contains(err.Error(), "--notify") || strings.Contains(err.Error(), "SECRET") {
 			t.Errorf("--notify %q: %v", u, err)
 		}
 	}
+}
+
+// The notify URL's path, query and user are never logged or printed: a
+// failed POST (an error status, a refused connection) logs scheme://host
+// and a mask.
+func TestNotifyURLNeverLogged(t *testing.T) {
+	rc := newReceiver(t)
+	rc.code = http.StatusInternalServerError
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	for _, c := range []struct{ url, want string }{
+		{rc.URL + "/SECRET-topic?auth=SECRET-q", "the notify URL answered 500"},
+		{"http://user:SECRET-pw@" + deadAddr + "/SECRET-topic?auth=SECRET-q#SECRET-f", "http://" + deadAddr + "/…: dial tcp"},
+		{"http://" + deadAddr + "/SECRET-topic", "http://" + deadAddr + "/…: dial tcp"},
+	} {
+		var logs syncBuffer
+		s := newServer(t, Options{Notify: c.url, Log: &logs})
+		if d := s.Describe(); strings.Contains(d, "SECRET") || !strings.Contains(d, "/…") {
+			t.Errorf("Describe: %s", d)
+		}
+		serve(t, s)
+		a := enqueue(t, approvals.New(s.opts.StateDir), approvals.Request{Tool: "t"})
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), a.ID) && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		got := logs.String()
+		if !strings.Contains(got, "notification for "+a.ID+" not sent") || !strings.Contains(got, c.want) || strings.Contains(got, "SECRET") ||
+			strings.Count(got, "\n") != 1 {
+			t.Errorf("--notify %s: logged %q, want one line with %q and no secret", c.url, got, c.want)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer the notifier's goroutine writes to while the
+// test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // On Linux a desktop notification goes through notify-send, its words as

@@ -3,10 +3,10 @@ package inbox
 import (
 	"context"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"io/fs"
 	"net"
@@ -47,6 +47,9 @@ type Options struct {
 	// approvals.Decider("inbox"): the uid, pid and parent of this process,
 	// as the CLI records its own).
 	DecidedBy string
+	// NewKey replaces the page's key (key.go) before serving: tabs that
+	// hold the old one stop working.
+	NewKey bool
 }
 
 // Server is the inbox page.
@@ -57,16 +60,15 @@ type Server struct {
 	ln       net.Listener
 	port     string
 	loopback bool
-	keys     keys
+	auth     *authState
 	by       string
 	notify   *notifier
-	page     *template.Template
 }
 
 //go:embed assets
 var assets embed.FS
 
-// Listen checks the address, listens on it and makes the page's secrets.
+// Listen checks the address, reads (or makes) the page's key and listens.
 func Listen(o Options) (*Server, error) {
 	if o.Listen == "" {
 		o.Listen = DefaultListen
@@ -81,15 +83,11 @@ func Listen(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := newKeys()
-	if err != nil {
-		return nil, err
-	}
-	page, err := template.ParseFS(assets, "assets/index.html")
-	if err != nil {
-		return nil, err
-	}
 	n, err := newNotifier(o)
+	if err != nil {
+		return nil, err
+	}
+	key, err := loadKey(o.StateDir, o.NewKey)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +97,7 @@ func Listen(o Options) (*Server, error) {
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	s := &Server{opts: o, q: approvals.New(o.StateDir), kids: children.New(o.StateDir), ln: ln, port: port,
-		loopback: loopback, keys: k, by: o.DecidedBy, notify: n, page: page}
+		loopback: loopback, auth: newAuth(key), by: o.DecidedBy, notify: n}
 	if s.by == "" {
 		s.by = approvals.Decider("inbox")
 	}
@@ -116,17 +114,24 @@ func (s *Server) host() string {
 	ip := net.ParseIP(h)
 	switch {
 	case strings.EqualFold(h, "localhost"):
-		return "localhost:" + s.port
+		// The address bound, not the name: a browser resolves localhost to
+		// ::1 as well as 127.0.0.1, and another user may listen on the one
+		// the inbox does not hold; the page would send it its session.
+		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
+			return net.JoinHostPort(a.IP.String(), s.port)
+		}
+		return "127.0.0.1:" + s.port
 	case h == "" || ip != nil && ip.IsUnspecified():
 		return "127.0.0.1:" + s.port
 	}
 	return net.JoinHostPort(h, s.port)
 }
 
-// URL is the page's address with the secret: print it to the person only.
-func (s *Server) URL() string { return "http://" + s.host() + "/?token=" + s.keys.secret }
+// URL is the page's address with its key in the fragment (never sent to a
+// server): print it to the person only.
+func (s *Server) URL() string { return s.Link() + "#key=" + hex.EncodeToString(s.auth.key) }
 
-// Link is the page's address without the secret, for notifications.
+// Link is the page's address without the key, for notifications.
 func (s *Server) Link() string { return "http://" + s.host() + "/" }
 
 // Serve serves the page until ctx ends, and watches the queue for
@@ -156,8 +161,13 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
 	files := http.FileServerFS(static)
-	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(indexHTML)
+	})
 	mux.Handle("GET /static/", http.StripPrefix("/static/", files))
+	mux.HandleFunc("POST /api/hello", s.apiHello)
+	mux.HandleFunc("POST /api/session", s.apiSession)
 	mux.HandleFunc("GET /api/pending", s.apiPending)
 	mux.HandleFunc("GET /api/request", s.apiRequest)
 	mux.HandleFunc("GET /api/history", s.apiHistory)
@@ -170,9 +180,44 @@ func (s *Server) Handler() http.Handler {
 	return s.guard(mux)
 }
 
-func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	s.page.Execute(w, map[string]string{"CSRF": s.keys.csrf})
+// indexHTML is the page: the same for everyone, no secret in it.
+var indexHTML, _ = assets.ReadFile("assets/index.html")
+
+// apiHello is the handshake's first step (auth.go): {client_nonce} ->
+// {server_nonce, proof}.
+func (s *Server) apiHello(w http.ResponseWriter, r *http.Request) {
+	a, err := readAction(w, r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	cn := a.Get("client_nonce").Str
+	if !isNonce(cn) {
+		fail(w, fmt.Errorf("%w: want client_nonce, %d hex digits", errBadRequest, 2*keyBytes))
+		return
+	}
+	sn, sp, err := s.auth.hello(origin(r), cn)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, map[string]string{"server_nonce": sn, "proof": sp})
+}
+
+// apiSession is its second: {server_nonce, proof} -> {session,
+// expires_in (ms)}.
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
+	a, err := readAction(w, r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	tok, ttl, err := s.auth.session(origin(r), a.Get("server_nonce").Str, a.Get("proof").Str)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, map[string]any{"session": tok, "expires_in": ttl.Milliseconds()})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -189,6 +234,8 @@ func fail(w http.ResponseWriter, err error) {
 		code = http.StatusConflict
 	case errors.Is(err, errBadRequest), errors.Is(err, approvals.ErrNeedsAnswer), errors.Is(err, approvals.ErrNotInput):
 		code = http.StatusBadRequest
+	case errors.Is(err, errNoChallenge), errors.Is(err, errWrongProof):
+		code = http.StatusForbidden
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)

@@ -12,7 +12,8 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 )
 
-// Live updates are server-sent events (EventSource in the page): what waits
+// Live updates are server-sent events, read by the page's script from a
+// fetch (EventSource cannot send the session header): what waits
 // is sent again whenever the queue's open requests change (the queue's
 // watch: inotify on Linux, so a new request reaches the page in
 // milliseconds), the children's overview when it changed (checked at each
@@ -41,8 +42,8 @@ func newSSE(w http.ResponseWriter) (*sse, bool) {
 	return &sse{w: w, f: f, last: time.Now()}, true
 }
 
-// send writes one event; id, when set, is what EventSource sends back as
-// Last-Event-ID when it reconnects.
+// send writes one event; id, when set, is what a reconnecting client may
+// send back as Last-Event-ID.
 func (e *sse) send(event, id string, data []byte) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "event: %s\n", event)
@@ -126,9 +127,9 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// chatStream sends a chat's events from ?from= (or, when EventSource
-// reconnects, from its Last-Event-ID) as "events" ({chat, events, next,
-// done}), then "end" once the chat has ended and everything was sent.
+// chatStream sends a chat's events from ?from= (or a Last-Event-ID) as
+// "events" ({chat, events, next, done}), then "end" once the chat has ended
+// and everything was sent. The page reconnects from the last next.
 func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 	chat, err := s.kids.Chat(r.URL.Query().Get("id"))
 	if err != nil {

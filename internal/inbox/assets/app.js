@@ -1,4 +1,5 @@
-// interceptor inbox: fetch and server-sent events, no framework, no build.
+// interceptor inbox: fetch and a streamed response read as server-sent
+// events, no framework, no build.
 //
 // Every string from the server is already masked (stand-ins for held
 // tokens) and made visible (control and bidi characters as escapes); this
@@ -6,7 +7,6 @@
 // values, never into markup.
 'use strict';
 (() => {
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const $ = (id) => document.getElementById(id);
 
   // el builds an element: attrs are properties of the element (text:
@@ -33,6 +33,126 @@
       if (kid !== undefined && kid !== null && kid !== false) parent.append(kid);
     }
     return parent;
+  }
+
+  const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+  // ---- the key and the session (auth.go says why) -------------------------
+  //
+  // The printed URL carries the inbox's key in its fragment, which the
+  // browser sends to no server. It is kept in this tab's sessionStorage (this
+  // origin's only: another port is another origin) and taken out of the
+  // address bar. The key itself is never sent: the server proves it knows the
+  // key first, then this page proves it, for a session token kept in memory
+  // and sent in a header on every API call.
+
+  const KEY_ITEM = 'interceptor-inbox-key';
+  let session = null; // {token, renew}: the session in use
+  let pendingHandshake = null;
+
+  // takeKey keeps the key the address carries (the printed URL, opened or
+  // pasted into this tab: a new key after --new-key is pasted into a page
+  // already open) and takes it out of the address bar.
+  function takeKey() {
+    const m = /^#key=([0-9a-f]{64})$/.exec(location.hash);
+    if (!m) return false;
+    sessionStorage.setItem(KEY_ITEM, m[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+    session = null;
+    return true;
+  }
+  takeKey();
+
+  // AuthError is a handshake that must not be retried as it is: no key,
+  // or a server that does not know it.
+  class AuthError extends Error {}
+
+  const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
+  const unhex = (s) => new Uint8Array(s.match(/../g).map((h) => parseInt(h, 16)));
+
+  // body reads a response as JSON, or throws its error.
+  async function body(r) {
+    const text = await r.text();
+    let j;
+    try { j = JSON.parse(text); } catch (e) { j = {error: text.trim()}; }
+    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
+    return j;
+  }
+  const send = (path, v, headers) => fetch(path, {method: 'POST', credentials: 'omit',
+    headers: Object.assign({'Content-Type': 'application/json'}, headers), body: JSON.stringify(v)});
+
+  async function handshake() {
+    const k = sessionStorage.getItem(KEY_ITEM);
+    if (!k) throw new AuthError('This tab has no key: open the URL interceptor inbox printed (it ends with #key=…).');
+    const key = await crypto.subtle.importKey('raw', unhex(k), {name: 'HMAC', hash: 'SHA-256'}, false, ['sign', 'verify']);
+    const cn = hex(crypto.getRandomValues(new Uint8Array(32)));
+    const h = await body(await send('/api/hello', {client_nonce: cn}));
+    const msg = (role) => new TextEncoder().encode('interceptor inbox v1 ' + role + '\n' + location.origin + '\n' + cn + '\n' + h.server_nonce);
+    if (!/^[0-9a-f]{64}$/.test(h.proof || '') || !/^[0-9a-f]{64}$/.test(h.server_nonce || '') ||
+        !await crypto.subtle.verify('HMAC', key, unhex(h.proof), msg('server'))) {
+      throw new AuthError('The server at ' + location.host + ' does not know this tab\'s key: it is not your inbox, or the inbox was given a new key (open the URL it printed). Nothing was sent to it.');
+    }
+    const proof = hex(await crypto.subtle.sign('HMAC', key, msg('client')));
+    const s = await body(await send('/api/session', {server_nonce: h.server_nonce, proof}));
+    session = {token: s.session, renew: Date.now() + s.expires_in / 2};
+    return session.token;
+  }
+  function token() {
+    if (session && Date.now() < session.renew) return Promise.resolve(session.token);
+    if (!pendingHandshake) pendingHandshake = handshake().finally(() => { pendingHandshake = null; });
+    return pendingHandshake;
+  }
+
+  // call is fetch with the session header; a refused session (the inbox
+  // restarted) is made again, once.
+  async function call(path, init) {
+    for (let i = 0; ; i++) {
+      const t = await token();
+      const headers = Object.assign({}, init && init.headers, {'X-Inbox-Session': t});
+      const r = await fetch(path, Object.assign({credentials: 'omit'}, init, {headers}));
+      if (r.status !== 401 || i > 0) return r;
+      session = null;
+    }
+  }
+  const post = async (path, v) => body(await call(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(v)}));
+  const get = async (path) => body(await call(path));
+
+  // stream reads the server-sent events of path, on(event, data) for each,
+  // until the server ends it or signal aborts; opened is called once the
+  // server has answered. When a stream ends, the session is dropped: the
+  // inbox may have stopped and another user taken its port, so whoever
+  // answers next proves the key before this page sends it anything.
+  async function stream(path, on, signal, opened) {
+    try {
+      const r = await call(path, {signal, headers: {Accept: 'text/event-stream'}});
+      if (!r.ok) await body(r);
+      if (opened) opened();
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) return;
+        buf += value;
+        for (let i; (i = buf.indexOf('\n\n')) >= 0;) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let event = 'message';
+          const data = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length) on(event, data.join('\n'));
+        }
+      }
+    } finally {
+      session = null;
+    }
+  }
+
+  function authNote(msg) {
+    $('auth-note').textContent = msg || '';
+    $('auth-note').hidden = !msg;
   }
 
   let skew = 0; // the server's clock minus ours
@@ -63,24 +183,7 @@
     toastTimer = setTimeout(() => t.classList.remove('show'), 3000);
   }
 
-  async function post(path, body) {
-    const r = await fetch(path, {
-      method: 'POST', credentials: 'same-origin',
-      headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
-      body: JSON.stringify(body),
-    });
-    const j = await r.json().catch(() => ({error: r.status + ' ' + r.statusText}));
-    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
-    return j;
-  }
-  async function get(path) {
-    const r = await fetch(path, {credentials: 'same-origin'});
-    const j = await r.json().catch(() => ({error: r.status + ' ' + r.statusText}));
-    if (!r.ok) throw new Error(j.error || (r.status + ' ' + r.statusText));
-    return j;
-  }
-
-  // ---- requests: the cards of what waits ------------------------------
+  // ---- requests: who asks, and since when ----------------------------
 
   function who(it) {
     const parts = [];
@@ -109,13 +212,119 @@
     }
   }
 
-  // card renders one pending request with its controls.
-  function card(it) {
+  // ---- a click decides only what was on screen, where it is ---------------
+  //
+  // A decision button acts only when its card has been on screen, unmoved,
+  // for SETTLE_MS before the click, and never on the second click of a
+  // double click: a card that just appeared, moved, or slid under the
+  // pointer is not what the person looked at. A card that leaves (decided
+  // here or elsewhere) leaves a slot of its height that says what became of
+  // it, so nothing under the pointer moves; the slots close once the
+  // pointer has left the list. When a card leaves, every other card of its
+  // list settles again.
+
+  const SETTLE_MS = 500;
+  const SLOT_MIN_MS = 2000;
+
+  // watchSettle runs every frame while the page is shown: a card's place
+  // (its rectangle, or "off screen") changing restarts its settle time.
+  function watchSettle() {
+    const t = performance.now();
+    for (const c of document.querySelectorAll('article.card')) {
+      const r = c.getBoundingClientRect();
+      const shown = r.width > 0 && r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+      const place = shown ? [r.left, r.top, r.width, r.height].join() : 'off';
+      if (place !== c.place || !shown) {
+        c.place = place;
+        c.since = t;
+      }
+      c.classList.toggle('armed', shown && t - c.since >= SETTLE_MS);
+    }
+    requestAnimationFrame(watchSettle);
+  }
+  document.addEventListener('visibilitychange', () => {
+    for (const c of document.querySelectorAll('article.card')) c.place = '';
+  });
+  const unsettle = (c) => { c.place = ''; };
+
+  // heldBack says why a click on a decision button of card c does nothing,
+  // or '' when it may act.
+  function heldBack(ev, c) {
+    if (ev.detail > 1) return 'A double click counts once.';
+    if (c.since === undefined || !c.place || c.place === 'off' || performance.now() - c.since < SETTLE_MS) {
+      return 'Not decided: this request just appeared or moved. Look at it, then click again.';
+    }
+    return '';
+  }
+
+  // guarded wraps a decision button's action in heldBack.
+  const guarded = (c, fn) => (ev) => {
+    const why = heldBack(ev, c);
+    if (why) {
+      ev.preventDefault();
+      toast(why);
+      return;
+    }
+    fn(ev);
+  };
+
+  // ---- inputs that do not fit say so ----------------------------------------
+  //
+  // A box shows so many lines at most. When its text goes on below them,
+  // a line under the box says how many more lines there are and how the
+  // text ends, with a button to show it all: the tail of a command (an
+  // input is indented JSON, so a command is one long wrapped line) is never
+  // silently hidden.
+
+  // boxed puts text into pre and returns [pre, its note]; pre.show(text)
+  // puts other text in.
+  function boxed(pre, text) {
+    const count = el('span');
+    const tail = el('code', {class: 'tail'});
+    const more = el('p', {class: 'more', hidden: true}, count, tail,
+      el('button', {type: 'button', class: 'show-lines', text: 'Show all', onclick: () => {
+        pre.classList.add('whole');
+        check();
+      }}));
+    let queued = false;
+    function check() {
+      queued = false;
+      const below = pre.scrollHeight - pre.scrollTop - pre.clientHeight;
+      if (pre.classList.contains('whole') || !pre.clientHeight || below < 2) {
+        more.hidden = true;
+        return;
+      }
+      const n = Math.max(1, Math.ceil(below / (parseFloat(getComputedStyle(pre).lineHeight) || 18)));
+      count.textContent = 'continues: ' + n + ' more line' + (n === 1 ? '' : 's') + ' below, ending ';
+      more.hidden = false;
+    }
+    const later = () => {
+      if (!queued) {
+        queued = true;
+        requestAnimationFrame(check);
+      }
+    };
+    pre.show = (t) => {
+      pre.textContent = t;
+      const end = t.replace(/\s+$/, '');
+      tail.textContent = (end.length > 200 ? '…' + end.slice(-200) : end).replace(/\n/g, ' ⏎ ');
+      later();
+    };
+    pre.show(text);
+    new ResizeObserver(later).observe(pre);
+    pre.addEventListener('scroll', later);
+    return [pre, more];
+  }
+
+  // ---- requests: the cards of what waits --------------------------------
+
+  // card renders one pending request with its controls; list is the
+  // CardList it goes into.
+  function card(it, list) {
     const err = el('p', {class: 'error'});
     const done = (what) => {
-      c.classList.add('done');
-      for (const b of c.querySelectorAll('button, input, textarea')) b.disabled = true;
       toast(it.tool + ': ' + what);
+      list.leave(it.id, what + ' here');
     };
     const run = async (fn) => {
       err.textContent = '';
@@ -140,24 +349,25 @@
       c.append(fieldsOf(it));
       const answer = el('textarea', {class: 'answer-text', required: true, 'aria-label': 'your answer',
         placeholder: it.mode === 'park' ? 'The model reads it at the start of its next turn' : 'The model reads it as the tool result'});
-      const send = el('button', {class: 'primary send-answer', type: 'submit', text: 'Send answer'});
+      const submit = el('button', {class: 'primary send-answer', type: 'submit', text: 'Send answer'});
+      submit.addEventListener('click', guarded(c, () => {}));
       const form = el('form', {class: 'answer', onsubmit: (ev) => {
         ev.preventDefault();
         if (!answer.value.trim()) { err.textContent = 'the answer is empty'; return; }
         run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value}); done(r.status); });
-      }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, send));
+      }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, submit));
       c.append(form, err);
       return c;
     }
 
-    const input = el('pre', {class: 'input', text: it.input});
-    c.append(input);
+    const [input, more] = boxed(el('pre', {class: 'input'}), it.input);
+    c.append(input, more);
     let whole = !it.input_cut;
     const cutNote = it.input_cut ? el('p', {class: 'note'},
       'Input cut: ' + it.input.length + ' of ' + it.input_cut + ' characters shown; allowing waits until you have seen all of it. ',
       el('button', {type: 'button', class: 'show-all', text: 'Show all', onclick: () => run(async () => {
         const r = await get('/api/request?id=' + encodeURIComponent(it.id));
-        input.textContent = r.input;
+        input.show(r.input);
         editor.value = r.input;
         whole = true;
         cutNote.remove();
@@ -167,20 +377,17 @@
     if (cutNote) c.append(cutNote);
 
     const reason = el('input', {type: 'text', class: 'reason', placeholder: 'Message to the model (why, for a deny)', 'aria-label': 'message'});
-    const allow = el('button', {type: 'button', class: 'allow', text: 'Allow', onclick: () => run(async () => {
-      const r = await post('/api/decide', {id: it.id, allow: true, message: reason.value});
-      done(r.status);
-    })});
-    const deny = el('button', {type: 'button', class: 'deny', text: 'Deny', onclick: () => run(async () => {
-      const r = await post('/api/decide', {id: it.id, allow: false, message: reason.value});
-      done(r.status);
-    })});
+    const decide = (allow, extra, what) => guarded(c, () => run(async () => {
+      const r = await post('/api/decide', Object.assign({id: it.id, allow, message: reason.value}, extra && extra()));
+      done(r.status + (what || ''));
+    }));
+    const allow = el('button', {type: 'button', class: 'allow', text: 'Allow', onclick: decide(true)});
+    const deny = el('button', {type: 'button', class: 'deny', text: 'Deny', onclick: decide(false)});
     const editor = el('textarea', {class: 'edit-input', value: it.input, 'aria-label': 'new input', spellcheck: 'false', rows: '8'});
-    const allowEdited = el('button', {type: 'button', class: 'allow allow-edited', text: 'Allow with this input', onclick: () => run(async () => {
+    const allowEdited = el('button', {type: 'button', class: 'allow allow-edited', text: 'Allow with this input', onclick: decide(true, () => {
       try { JSON.parse(editor.value); } catch (e) { throw new Error('the new input is not JSON: ' + e.message); }
-      const r = await post('/api/decide', {id: it.id, allow: true, message: reason.value, updated_input: editor.value});
-      done(r.status + ' with new input');
-    })});
+      return {updated_input: editor.value};
+    }, ' with new input')});
     const editBox = el('div', {class: 'editor', hidden: true}, editor,
       el('p', {class: 'note', text: 'The complete arguments the call runs with. A stand-in such as [session_token 1a2b3c4d held by interceptor] gets its token back.' + (it.edit_note ? ' ' + it.edit_note : '')}),
       el('div', {class: 'actions'}, allowEdited));
@@ -197,30 +404,71 @@
     for (const f of it.fields || []) {
       dl.append(el('dt', {}, f.title || f.name, f.type ? el('small', {text: f.type}) : null, f.required ? el('span', {class: 'req', title: 'required', text: '*'}) : null),
         el('dd', {}, f.description ? el('p', {class: 'desc', text: f.description}) : null,
-          f.missing ? el('span', {class: 'note', text: '(not given)'}) : el('pre', {class: 'value', text: f.value})));
+          f.missing ? el('span', {class: 'note', text: '(not given)'}) : boxed(el('pre', {class: 'value'}), f.value)));
     }
-    if (!(it.fields || []).length) dl.append(el('dt', {text: 'arguments'}), el('dd', {}, el('pre', {text: it.input})));
+    if (!(it.fields || []).length) dl.append(el('dt', {text: 'arguments'}), el('dd', {}, ...boxed(el('pre'), it.input)));
     return dl;
   }
 
   // A list of cards kept in step with the pending requests: a card stays
-  // (with what was typed into it) while its request waits.
+  // (with what was typed into it) while its request waits; one that leaves
+  // leaves a slot (above).
   class CardList {
-    constructor(box, filter) { this.box = box; this.filter = filter; this.cards = new Map(); }
+    constructor(box, filter) {
+      this.box = box;
+      this.filter = filter;
+      this.cards = new Map();
+      box.addEventListener('pointerleave', () => this.close());
+    }
+    reset(filter) {
+      this.filter = filter;
+      this.cards.clear();
+      this.box.replaceChildren();
+      return this;
+    }
     update(items) {
       const want = items.filter(this.filter);
       const ids = new Set(want.map((it) => it.id));
-      for (const [id, c] of this.cards) {
-        if (!ids.has(id)) { c.remove(); this.cards.delete(id); }
+      for (const id of this.cards.keys()) {
+        if (!ids.has(id)) this.leave(id, '');
       }
       for (const it of want) {
         if (!this.cards.has(it.id)) {
-          const c = card(it);
+          const c = card(it, this);
           this.cards.set(it.id, c);
           this.box.append(c);
         }
       }
       return want.length;
+    }
+    // leave puts a slot of the card's height where it was: what, or (when
+    // it was decided elsewhere) what the request became.
+    leave(id, what) {
+      const c = this.cards.get(id);
+      if (!c) return;
+      this.cards.delete(id);
+      const slot = el('div', {class: 'slot', 'data-id': id, text: (what || 'no longer waiting') + ': ' + c.querySelector('.tool').textContent});
+      slot.style.height = c.offsetHeight + 'px';
+      slot.at = performance.now();
+      c.replaceWith(slot);
+      for (const other of this.cards.values()) unsettle(other);
+      if (!what) {
+        get('/api/request?id=' + encodeURIComponent(id)).then((r) => {
+          const by = (r.decided_by || '').length > 60 ? r.decided_by.slice(0, 60) + '…' : r.decided_by || '';
+          slot.textContent = r.status + (by ? ' by ' + by : '') + ': ' + r.tool;
+        }, () => {});
+      }
+      setTimeout(() => this.close(), SLOT_MIN_MS);
+      showCounts();
+    }
+    // close takes away the slots shown long enough, unless the pointer is
+    // over the list (where they keep the cards in place).
+    close() {
+      if (this.box.matches(':hover')) return;
+      for (const slot of this.box.querySelectorAll('.slot')) {
+        if (performance.now() - slot.at >= SLOT_MIN_MS) slot.remove();
+      }
+      showCounts();
     }
   }
 
@@ -228,15 +476,20 @@
   const waiting = new CardList($('waiting-list'), () => true);
   let chatCards = null; // the open chat's inline requests
 
+  function showCounts() {
+    const n = waiting.cards.size;
+    $('count-waiting').textContent = String(n);
+    $('count-waiting').classList.toggle('hot', n > 0);
+    $('waiting-empty').hidden = $('waiting-list').children.length > 0;
+    document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
+  }
+
   function showPending(p) {
     skew = p.now - Date.now();
     items = p.items;
-    const n = waiting.update(items);
-    $('count-waiting').textContent = String(n);
-    $('count-waiting').classList.toggle('hot', n > 0);
-    $('waiting-empty').hidden = n > 0;
-    document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
+    waiting.update(items);
     if (chatCards) chatCards.update(items);
+    showCounts();
     tick();
   }
 
@@ -267,9 +520,9 @@
 
   // ---- one chat, live --------------------------------------------------
 
-  let chatSource = null;
+  let chatAbort = null; // ends the open chat's stream
   function closeChat() {
-    if (chatSource) { chatSource.close(); chatSource = null; }
+    if (chatAbort) { chatAbort.abort(); chatAbort = null; }
     chatCards = null;
   }
 
@@ -308,30 +561,49 @@
       el('div', {class: 'dir', text: c.prompt}));
   }
 
+  const chatList = new CardList($('chat-pending'), () => false);
+
+  // openChat streams a chat's events into its view from the first, and
+  // again from where it stopped when the stream ends before the chat.
   function openChat(id) {
     closeChat();
     $('chat-head').replaceChildren(el('p', {class: 'note', text: 'loading ' + id + '…'}));
     $('chat-events').replaceChildren();
-    $('chat-pending').replaceChildren();
-    chatCards = new CardList($('chat-pending'), (it) => it.chat === id);
+    chatCards = chatList.reset((it) => it.chat === id);
     chatCards.update(items);
     const list = $('chat-events');
-    const src = new EventSource('/api/chat/stream?id=' + encodeURIComponent(id) + '&from=0');
-    chatSource = src;
-    src.addEventListener('events', (m) => {
-      const v = JSON.parse(m.data);
-      $('chat-head').replaceChildren(chatHead(v.chat));
-      const stick = list.getBoundingClientRect().bottom <= window.innerHeight + 40;
-      for (const e of v.events) {
-        if (!list.querySelector('[data-seq="' + e.seq + '"]')) list.append(eventItem(e));
+    const ac = new AbortController();
+    chatAbort = ac;
+    let from = 0;
+    let over = false;
+    const on = (event, data) => {
+      const v = JSON.parse(data);
+      if (event === 'end') {
+        over = true;
+      } else if (event === 'failure') {
+        over = true;
+        $('chat-head').replaceChildren(el('p', {class: 'error', text: v.error}));
+      } else if (event === 'events') {
+        from = v.next;
+        $('chat-head').replaceChildren(chatHead(v.chat));
+        const stick = list.getBoundingClientRect().bottom <= window.innerHeight + 40;
+        for (const e of v.events) {
+          if (!list.querySelector('[data-seq="' + e.seq + '"]')) list.append(eventItem(e));
+        }
+        if (stick && v.events.length) window.scrollTo(0, document.body.scrollHeight);
       }
-      if (stick && v.events.length) window.scrollTo(0, document.body.scrollHeight);
-    });
-    src.addEventListener('end', () => { src.close(); });
-    src.addEventListener('failure', (m) => {
-      src.close();
-      $('chat-head').replaceChildren(el('p', {class: 'error', text: JSON.parse(m.data).error}));
-    });
+    };
+    (async () => {
+      while (!over && !ac.signal.aborted) {
+        try {
+          await stream('/api/chat/stream?id=' + encodeURIComponent(id) + '&from=' + from, on, ac.signal);
+        } catch (e) {
+          if (ac.signal.aborted) return;
+          if (e instanceof AuthError) authNote(e.message);
+        }
+        if (!over) await sleep(1000);
+      }
+    })();
   }
 
   // ---- history ---------------------------------------------------------
@@ -384,20 +656,41 @@
     if (view === 'history') loadHistory(false);
   }
 
-  function connect() {
+  // connect keeps the live stream of what waits open: again at once when
+  // it ends (its session did), after a pause that grows when it fails.
+  let wake = () => {}; // cuts connect's pause short (a new key)
+  async function connect() {
     const live = $('live');
-    const src = new EventSource('/api/stream');
-    src.onopen = () => { live.textContent = 'live'; live.className = 'live on'; };
-    src.onerror = () => { live.textContent = 'reconnecting…'; live.className = 'live off'; };
-    src.addEventListener('pending', (m) => showPending(JSON.parse(m.data)));
-    src.addEventListener('children', (m) => showChildren(JSON.parse(m.data)));
-    src.addEventListener('failure', (m) => { live.textContent = JSON.parse(m.data).error; live.className = 'live off'; });
+    const state = (text, on) => { live.textContent = text; live.className = 'live ' + (on ? 'on' : 'off'); };
+    for (let pause = 500; ;) {
+      let opened = false;
+      try {
+        await stream('/api/stream', (event, data) => {
+          const v = JSON.parse(data);
+          if (event === 'pending') showPending(v);
+          else if (event === 'children') showChildren(v);
+          else if (event === 'failure') state(v.error, false);
+        }, null, () => { opened = true; authNote(''); state('live', true); });
+      } catch (e) {
+        if (e instanceof AuthError) authNote(e.message);
+      }
+      state('reconnecting…', false);
+      pause = opened ? 100 : Math.min(Math.max(pause * 2, 500), 10000);
+      await Promise.race([sleep(pause), new Promise((ok) => { wake = ok; })]);
+    }
   }
 
   $('history-search').addEventListener('submit', (ev) => { ev.preventDefault(); loadHistory(false); });
   $('history-more').addEventListener('click', () => loadHistory(true));
-  window.addEventListener('hashchange', route);
+  window.addEventListener('hashchange', () => {
+    if (takeKey()) {
+      authNote('');
+      wake();
+    }
+    route();
+  });
   setInterval(tick, 1000);
   route();
   connect();
+  requestAnimationFrame(watchSettle);
 })();
