@@ -24,8 +24,10 @@ type PollRequest struct {
 // pending approvals (kind "input": a human tool's question, to answer).
 // With Wait it returns as soon as there are events from FromSeq on, a
 // pending approval of the chat, or the chat has ended; else when Wait is
-// up. Held values are stand-ins in every field (Viewer); the JSON it
-// leaves the process as is its MarshalJSON.
+// up. Held values are stand-ins in it (Viewer.poll): every field a child,
+// its model or a person wrote, and the JSON of each event and input, which
+// holds visible escapes for hidden characters. Where it leaves the process
+// it is encoded with rawjson.Marshal (its MarshalJSON).
 func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (PollResult, error) {
 	chat, err := s.Chat(r.ChatID)
 	if err != nil {
@@ -122,7 +124,8 @@ type PollResult struct {
 // MarshalJSON encodes r as the poll tool and `children show` print it: on
 // one line, <, > and & as they are, and every hidden character of its
 // strings a \u escape (approvals.VisibleJSON): its events and inputs are
-// the child's and its model's words.
+// the child's and its model's words. (encoding/json.Marshal would escape
+// <, > and & once more: use rawjson.Marshal.)
 func (r PollResult) MarshalJSON() ([]byte, error) {
 	type plain PollResult
 	b, err := rawjson.Marshal(plain(r))
