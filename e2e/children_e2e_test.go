@@ -26,6 +26,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -640,11 +641,15 @@ func decideUntilDone(t *testing.T, cs *children.Store, q *approvals.Store, chats
 			if done[id] {
 				continue
 			}
-			out, err := cs.Poll(context.Background(), q, children.PollRequest{ChatID: id, FromSeq: from[id], Wait: 500 * time.Millisecond})
+			res, err := cs.Poll(context.Background(), q, children.PollRequest{ChatID: id, FromSeq: from[id], Wait: 500 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := gjson.Parse(out)
+			out, err := rawjson.Marshal(res) // as the poll tool shows it
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := gjson.ParseBytes(out)
 			evs[id] = append(evs[id], r.Get("events").Array()...)
 			from[id] = int(r.Get("read_position").Int())
 			for _, a := range r.Get("pending_approvals").Array() {

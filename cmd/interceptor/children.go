@@ -15,6 +15,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 )
@@ -224,11 +225,15 @@ func newChildrenShowCmd(io *streams) *cobra.Command {
 				return err
 			}
 			fmt.Fprintln(io.Out, cs.Summary(q, chat.Child))
-			out, err := cs.Poll(cmd.Context(), q, children.PollRequest{ChatID: id})
+			res, err := cs.Poll(cmd.Context(), q, children.PollRequest{ChatID: id})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(io.Out, out)
+			out, err := rawjson.Marshal(res)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(io.Out, string(out))
 			return nil
 		})
 }
@@ -267,36 +272,40 @@ func followChat(ctx context.Context, io *streams, cs *children.Store, q *approva
 	shown := map[string]bool{}
 	var end chatEnd
 	for ctx.Err() == nil {
-		out, err := cs.Poll(ctx, q, children.PollRequest{ChatID: id, FromSeq: from, Wait: 30 * time.Second})
+		res, err := cs.Poll(ctx, q, children.PollRequest{ChatID: id, FromSeq: from, Wait: 30 * time.Second})
 		if err != nil {
 			if ctx.Err() != nil {
 				return chatEnd{}, nil
 			}
 			return chatEnd{}, err
 		}
-		j := gjson.Parse(out)
-		for _, e := range j.Get("events").Array() {
-			if ev := e.Get("event"); ev.Get("type").Str == "complete" {
+		for _, e := range res.Events {
+			ev := gjson.ParseBytes(e.Event) // the normalized event, as the log holds it (its runner may be another version)
+			if ev.Get("type").Str == "complete" {
 				end.reason = endText(ev)
 			}
 			if asJSON {
-				fmt.Fprintln(io.Out, e.Raw)
+				line, err := rawjson.Marshal(e)
+				if err != nil {
+					return chatEnd{}, err
+				}
+				fmt.Fprintln(io.Out, string(line))
 			} else {
-				fmt.Fprintln(io.Out, describeEvent(e))
+				fmt.Fprintln(io.Out, describeEvent(e.Seq, ev))
 			}
 		}
-		for _, a := range j.Get("pending_approvals").Array() {
-			if id := a.Get("id").Str; !shown[id] {
-				shown[id] = true
+		for _, a := range res.PendingApprovals {
+			if !shown[a.ID] {
+				shown[a.ID] = true
 				fmt.Fprintln(io.Out, describePending(a))
 			}
 		}
-		from = int(j.Get("read_position").Int())
-		if st := j.Get("status").Str; (st == "complete" || st == "failed") && !j.Get("has_more").Bool() {
-			end.failed = st == "failed"
+		from = res.ReadPosition
+		if st := res.Status; (st == children.Complete || st == children.Failed) && !res.HasMore {
+			end.failed = st == children.Failed
 			return end, nil
 		}
-		if j.Get("events.#").Int() == 0 && len(j.Get("pending_approvals").Array()) > 0 {
+		if len(res.Events) == 0 && len(res.PendingApprovals) > 0 {
 			// Nothing new but a request waits: don't spin, wait for a change.
 			select {
 			case <-ctx.Done():
@@ -311,10 +320,9 @@ func followChat(ctx context.Context, io *streams, cs *children.Store, q *approva
 // strings it decodes are the child's and its model's words, so each is made
 // Visible as approvals list does: a raw ESC, OSC or bidi override never
 // reaches the terminal.
-func describeEvent(e gjson.Result) string {
-	ev := e.Get("event")
+func describeEvent(seq int, ev gjson.Result) string {
 	str := func(path string) string { return approvals.Visible(ev.Get(path).Str) }
-	head := fmt.Sprintf("#%d %s", e.Get("seq").Int(), str("type"))
+	head := fmt.Sprintf("#%d %s", seq, str("type"))
 	switch ev.Get("type").Str {
 	case "start":
 		return fmt.Sprintf("%s %s session %s: %s", head, str("client"), str("session"), clipLine(str("prompt")))
@@ -345,14 +353,14 @@ func endText(ev gjson.Result) string {
 
 // describePending is the line of a request waiting for a person, its tool
 // name and input made Visible.
-func describePending(a gjson.Result) string {
-	id := approvals.Visible(a.Get("id").Str)
+func describePending(a children.PendingApproval) string {
+	id := approvals.Visible(a.ID)
 	what, how := "approval", "allow|deny "+id
-	if a.Get("kind").Str == "input" { // a human tool's question
+	if a.Kind == approvals.KindInput { // a human tool's question
 		what, how = "an answer", "answer "+id+" TEXT"
 	}
 	return fmt.Sprintf("   awaiting %s %s: %s %s (interceptor approvals %s)", what, id,
-		approvals.Visible(a.Get("tool_name").Str), approvals.Visible(a.Get("input").Raw), how)
+		approvals.Visible(a.ToolName), approvals.Visible(string(a.Input)), how)
 }
 
 // clipLine cuts a Visible line to 200 bytes, at a rune's start, and says

@@ -133,6 +133,13 @@ func (s Secrets) Mask(raw string) string {
 	return token.MaskedJSON(raw, s.Key, s.all())
 }
 
+// MaskText is a string as Mask shows one that is a JSON value outside Key
+// (a JSON text inside it is masked as JSON): Held and Others as
+// stand-ins.
+func (s Secrets) MaskText(v string) string {
+	return token.NewMasker(s.Key, s.all()).Text(v)
+}
+
 // MaskStrings makes strings of the record (the tool's name, the origin)
 // what a supervisor may see: Held and Others as stand-ins. The model names
 // the tool, so a tool name can carry a token as well as the input can.

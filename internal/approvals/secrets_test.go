@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/tidwall/gjson"
 )
 
 // TestLoadSecrets: the session's tokens on every server, newest first, and
@@ -53,6 +55,22 @@ func TestLoadSecrets(t *testing.T) {
 	}
 	if got := LoadSecrets(nil, "A", "k"); got.Key != "k" || len(got.Held) != 0 {
 		t.Errorf("no store: %+v", got)
+	}
+}
+
+// MaskText masks one string (a tool's name in a notification) as Mask
+// masks it as a JSON value: Held and Others, in its own JSON too.
+func TestSecretsMaskText(t *testing.T) {
+	s := Secrets{Key: DefaultKey, Held: token.Held{"held-0123456789abcdef0123"}, Others: token.Held{"other-0123456789abcdef0123"}}
+	for _, in := range []string{
+		"mcp__wf__x held-0123456789abcdef0123\x1b",
+		`{"t":"\u006fther-0123456789abcdef0123"}`,
+		"plain",
+	} {
+		raw := string(rawjson.AppendString([]byte(`{"tool":`), in)) + "}"
+		if got, want := s.MaskText(in), gjson.Get(s.Mask(raw), "tool").Str; got != want || strings.Contains(got, "0123456789abcdef0123") {
+			t.Errorf("MaskText(%q) = %q, Mask gives %q", in, got, want)
+		}
 	}
 }
 

@@ -53,15 +53,15 @@ type Event struct {
 	Event string // the normalized event, a JSON object with "type"
 }
 
-// eventRecord is an event as the log holds it and poll shows it.
-type eventRecord struct {
+// EventRecord is an event as the log holds it and poll shows it.
+type EventRecord struct {
 	Seq   int             `json:"seq"`
 	Time  string          `json:"time"`
-	Event json.RawMessage `json:"event"`
+	Event json.RawMessage `json:"event"` // the normalized event, a JSON object with "type"
 }
 
-func (e Event) record() eventRecord {
-	return eventRecord{Seq: e.Seq, Time: e.Time.UTC().Format(timeFmt), Event: json.RawMessage(e.Event)}
+func (e Event) record() EventRecord {
+	return EventRecord{Seq: e.Seq, Time: e.Time.UTC().Format(timeFmt), Event: json.RawMessage(e.Event)}
 }
 
 // JSON renders the event as {"seq":…,"time":…,"event":{…}}; an error

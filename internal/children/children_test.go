@@ -98,7 +98,7 @@ func pollUntilDone(t *testing.T, s *Store, q *approvals.Store, chat string) ([]g
 	from := 0
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		out, err := s.Poll(context.Background(), q, PollRequest{ChatID: chat, FromSeq: from, Limit: 3, Wait: 5 * time.Second})
+		out, err := pollJSON(context.Background(), s, q, PollRequest{ChatID: chat, FromSeq: from, Limit: 3, Wait: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestChatRunsResumesAndMasks(t *testing.T) {
 	}
 	// Every view masks the held token, and the session_token member the
 	// hook-less raw events may carry.
-	all, err := s.Poll(context.Background(), q, PollRequest{ChatID: chat.ID})
+	all, err := pollJSON(context.Background(), s, q, PollRequest{ChatID: chat.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestRunnerDeathMarksChatFailed(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// One poll that notices the death shows it in its status and events.
-	once, err := s.Poll(context.Background(), q, PollRequest{ChatID: chat.ID})
+	once, err := pollJSON(context.Background(), s, q, PollRequest{ChatID: chat.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestPollShowsTheChatsApprovals(t *testing.T) {
 			Deadline: time.Now().Add(time.Minute), Chat: ca.ID, ToolUseID: "toolu_1"})
 	}()
 	t0 := time.Now()
-	out, err := s.Poll(context.Background(), q, PollRequest{ChatID: ca.ID, FromSeq: total, Wait: 20 * time.Second})
+	out, err := pollJSON(context.Background(), s, q, PollRequest{ChatID: ca.ID, FromSeq: total, Wait: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestPollShowsTheChatsApprovals(t *testing.T) {
 	if strings.Contains(out, "abc123secretvalue") {
 		t.Errorf("the approval's session_token argument is shown: %s", p.Raw)
 	}
-	outB, err := s.Poll(context.Background(), q, PollRequest{ChatID: cb.ID})
+	outB, err := pollJSON(context.Background(), s, q, PollRequest{ChatID: cb.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestPollShowsTheChatsApprovals(t *testing.T) {
 	if _, err := q.Decide(p.Get("id").Str, hooks.Decision{Allow: true, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	out, _ = s.Poll(context.Background(), q, PollRequest{ChatID: ca.ID})
+	out, _ = pollJSON(context.Background(), s, q, PollRequest{ChatID: ca.ID})
 	if st := gjson.Get(out, "status").Str; st != "running" {
 		t.Errorf("status %s after the decision, want running", st)
 	}

@@ -23,7 +23,8 @@
 //   - store.go is the children (Store, Child: Create, Get, List);
 //     chat.go a chat and its event log; runner.go starts a chat's runner,
 //     runs the client and cancels it; poll.go waits on a chat's events and
-//     its pending approvals for a parent.
+//     its pending approvals for a parent (a PollResult, encoded only where
+//     it leaves the process: the poll tool, `children show`).
 //   - client.go runs a client from its description (hooks.Client.Headless:
 //     its command line, output format and approval route) and picks the
 //     Normalizer of its output; claude.go, codex.go, gemini.go and
@@ -33,6 +34,7 @@
 //     installed where its client reads it; humantools.go hands a child's
 //     next chat the answers to its parked human tool calls.
 //   - view.go shows events and approvals to a parent with stand-ins for
-//     tokens and visible control characters.
+//     tokens and visible control characters: JSON text, one string, or a
+//     poll's typed result field by field.
 //   - proc_*.go are process groups and liveness (Unix; /proc on Linux).
 package children

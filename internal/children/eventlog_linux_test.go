@@ -99,7 +99,7 @@ func TestTornAppendKeepsTheLogReadable(t *testing.T) {
 	if got := strings.Join(types, " "); got != "start content complete" {
 		t.Errorf("events: %s (one complete, the torn one gone)", got)
 	}
-	out, err := s.Poll(t.Context(), q, PollRequest{ChatID: chat.ID})
+	out, err := pollJSON(t.Context(), s, q, PollRequest{ChatID: chat.ID})
 	if err != nil || gjson.Get(out, "status").Str != "failed" || gjson.Get(out, "total_events").Int() != 3 {
 		t.Fatalf("poll: %s %v", out, err)
 	}
@@ -165,7 +165,7 @@ func TestIdleLongPollSleeps(t *testing.T) {
 	}
 	const wait = 1500 * time.Millisecond
 	before, start := cpu(), time.Now()
-	out, err := s.Poll(t.Context(), q, PollRequest{ChatID: chat.ID, FromSeq: 1, Wait: wait})
+	out, err := pollJSON(t.Context(), s, q, PollRequest{ChatID: chat.ID, FromSeq: 1, Wait: wait})
 	used, took := cpu()-before, time.Since(start)
 	if err != nil || gjson.Get(out, "status").Str != "running" || gjson.Get(out, "events.#").Int() != 0 {
 		t.Fatalf("poll: %s %v", out, err)

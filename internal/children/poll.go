@@ -20,17 +20,18 @@ type PollRequest struct {
 	Wait    time.Duration // long poll: wait this long for something new
 }
 
-// Poll returns the poll result as JSON text:
-// {"type":"ok","session_id","status","events":[{"seq","time","event"}],
-// "pending_approvals":[{"id","tool_name","tool_use_id","input","created_at",
-// "kind"?,"mode"?}] (kind "input": a human tool's question, to answer),
-// "read_position","total_events","has_more"}. With Wait it returns as soon
-// as there are events from FromSeq on, a pending approval of the chat, or
-// the chat has ended; else when Wait is up. Tokens are stand-ins.
-func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (string, error) {
+// Poll returns a chat's events from FromSeq on, its status and its
+// pending approvals (kind "input": a human tool's question, to answer).
+// With Wait it returns as soon as there are events from FromSeq on, a
+// pending approval of the chat, or the chat has ended; else when Wait is
+// up. Held values are stand-ins in it (Viewer.poll): every field a child,
+// its model or a person wrote, and the JSON of each event and input, which
+// holds visible escapes for hidden characters. Where it leaves the process
+// it is encoded with rawjson.Marshal (its MarshalJSON).
+func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (PollResult, error) {
 	chat, err := s.Chat(r.ChatID)
 	if err != nil {
-		return "", err
+		return PollResult{}, err
 	}
 	if r.FromSeq < 0 {
 		r.FromSeq = 0
@@ -65,11 +66,11 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 		// the events read next then include that end.
 		st, err := chat.State()
 		if err != nil {
-			return "", err
+			return PollResult{}, err
 		}
 		evs, err := chat.Events(r.FromSeq, r.Limit)
 		if err != nil {
-			return "", err
+			return PollResult{}, err
 		}
 		if st == Running {
 			if last, err := chat.lastEvent(); err == nil {
@@ -80,7 +81,7 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 		}
 		pending, err := PendingFor(q, chat.ID)
 		if err != nil {
-			return "", err
+			return PollResult{}, err
 		}
 		if st == Running && len(pending) > 0 {
 			st = AwaitingPermission
@@ -89,9 +90,11 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 		if len(evs) > 0 || done || len(pending) > 0 || wctx.Err() != nil || r.Wait <= 0 {
 			total, err := chat.Total()
 			if err != nil {
-				return "", err
+				return PollResult{}, err
 			}
-			return s.pollJSON(chat, st, evs, pending, r.FromSeq, total)
+			res := pollResult(chat, st, evs, pending, r.FromSeq, total)
+			NewViewer(s.StateDir, chat.Child.Session).poll(&res)
+			return res, nil
 		}
 		select {
 		case <-changed:
@@ -101,22 +104,41 @@ func (s *Store) Poll(ctx context.Context, q *approvals.Store, r PollRequest) (st
 	}
 }
 
-// pollResult is what Poll returns.
-type pollResult struct {
+// PollResult is a chat's events and pending approvals as poll shows
+// them: {"type":"ok","session_id","child","status","events":[{"seq",
+// "time","event"}],"pending_approvals":[{"id","tool_name","tool_use_id",
+// "input","created_at","kind"?,"mode"?}],"read_position","total_events",
+// "has_more"}.
+type PollResult struct {
 	Type             string            `json:"type"` // ok
 	SessionID        string            `json:"session_id"`
 	Child            string            `json:"child"`
 	Status           Status            `json:"status"`
-	Events           []eventRecord     `json:"events"`
-	PendingApprovals []pendingApproval `json:"pending_approvals"`
-	ReadPosition     int               `json:"read_position"`
+	Events           []EventRecord     `json:"events"`
+	PendingApprovals []PendingApproval `json:"pending_approvals"`
+	ReadPosition     int               `json:"read_position"` // the FromSeq of the next poll
 	TotalEvents      int               `json:"total_events"`
 	HasMore          bool              `json:"has_more"`
 }
 
-func (s *Store) pollJSON(chat *Chat, st Status, evs []Event, pending []approvals.Request, from, total int) (string, error) {
-	res := pollResult{Type: "ok", SessionID: chat.ID, Child: chat.Child.Name, Status: st,
-		Events: make([]eventRecord, 0, len(evs)), PendingApprovals: make([]pendingApproval, 0, len(pending))}
+// MarshalJSON encodes r as the poll tool and `children show` print it: on
+// one line, <, > and & as they are, and every hidden character of its
+// strings a \u escape (approvals.VisibleJSON): its events and inputs are
+// the child's and its model's words. (encoding/json.Marshal would escape
+// <, > and & once more: use rawjson.Marshal.)
+func (r PollResult) MarshalJSON() ([]byte, error) {
+	type plain PollResult
+	b, err := rawjson.Marshal(plain(r))
+	if err != nil {
+		return nil, fmt.Errorf("chat %s: encoding the poll: %w", r.SessionID, err)
+	}
+	return []byte(approvals.VisibleJSON(string(b))), nil
+}
+
+// pollResult is what Poll returns before the Viewer masks it.
+func pollResult(chat *Chat, st Status, evs []Event, pending []approvals.Request, from, total int) PollResult {
+	res := PollResult{Type: "ok", SessionID: chat.ID, Child: chat.Child.Name, Status: st,
+		Events: make([]EventRecord, 0, len(evs)), PendingApprovals: make([]PendingApproval, 0, len(pending))}
 	for _, e := range evs {
 		res.Events = append(res.Events, e.record())
 	}
@@ -128,32 +150,28 @@ func (s *Store) pollJSON(chat *Chat, st Status, evs []Event, pending []approvals
 		res.ReadPosition = evs[len(evs)-1].Seq + 1
 	}
 	res.TotalEvents, res.HasMore = total, res.ReadPosition < total
-	b, err := rawjson.Marshal(res)
-	if err != nil {
-		return "", fmt.Errorf("chat %s: encoding the poll: %w", chat.ID, err)
-	}
-	return NewViewer(s.StateDir, chat.Child.Session).JSON(string(b)), nil
+	return res
 }
 
-// pendingApproval is a queue request as poll shows it; Kind and Mode only
+// PendingApproval is a queue request as poll shows it; Kind and Mode only
 // for a human tool's question, which the parent answers (respond(id,
 // answer=…)).
-type pendingApproval struct {
+type PendingApproval struct {
 	ID        string          `json:"id"`
 	ToolName  string          `json:"tool_name"`
 	ToolUseID string          `json:"tool_use_id"`
-	Input     json.RawMessage `json:"input"`
+	Input     json.RawMessage `json:"input"` // the tool's arguments, a JSON object
 	CreatedAt string          `json:"created_at"`
 	Kind      string          `json:"kind,omitempty"`
 	Mode      string          `json:"mode,omitempty"`
 }
 
-func approvalOf(r approvals.Request) pendingApproval {
+func approvalOf(r approvals.Request) PendingApproval {
 	in := r.Input
 	if !gjson.Valid(in) {
 		in = "{}"
 	}
-	p := pendingApproval{ID: r.ID, ToolName: r.Tool, ToolUseID: r.ToolUseID, Input: json.RawMessage(in),
+	p := PendingApproval{ID: r.ID, ToolName: r.Tool, ToolUseID: r.ToolUseID, Input: json.RawMessage(in),
 		CreatedAt: r.Created.UTC().Format(time.RFC3339Nano)}
 	if r.IsInput() {
 		p.Kind, p.Mode = r.Kind, r.Mode

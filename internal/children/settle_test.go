@@ -53,7 +53,7 @@ func settleDeadChat(t *testing.T, name string) {
 			defer wg.Done()
 			<-start
 			if i%2 == 0 {
-				out, err := s.Poll(context.Background(), q, PollRequest{ChatID: chat.ID})
+				out, err := pollJSON(context.Background(), s, q, PollRequest{ChatID: chat.ID})
 				if err != nil {
 					t.Errorf("poll %d: %v", i, err)
 				}

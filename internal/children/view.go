@@ -1,7 +1,10 @@
 package children
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
@@ -56,14 +59,95 @@ func NewViewer(stateDir string, sessions ...string) *Viewer {
 // before its post-tool hook has stored the token (Codex does).
 func (v *Viewer) JSON(raw string) string {
 	held := append(token.Held(nil), v.held...)
-	rules := token.Rules{Key: TokenKey}
 	rawjson.MapStrings(raw, func(s string, isKey bool) (string, bool) {
-		if !isKey && strings.Contains(s, TokenKey) {
-			if tok, _, err := token.Choose(token.Result{Texts: []string{s}}, rules); err == nil && tok != "" {
-				held = append(held, tok)
-			}
+		if !isKey {
+			held = offered(held, s)
 		}
 		return "", false
 	})
 	return approvals.VisibleJSON(token.MaskedJSON(raw, TokenKey, held))
+}
+
+// Text masks one string as JSON masks a string value: what the string
+// offers is masked too. Its hidden characters stay (a Go string is no
+// escape): whoever shows it renders it Visible, or encodes it through
+// approvals.VisibleJSON.
+func (v *Viewer) Text(s string) string {
+	held := offered(append(token.Held(nil), v.held...), s)
+	return validText(token.NewMasker(TokenKey, held).Text(s))
+}
+
+// offered is held with the token s offers, if it offers one.
+func offered(held token.Held, s string) token.Held {
+	if strings.Contains(s, TokenKey) {
+		if tok, _, err := token.Choose(token.Result{Texts: []string{s}}, token.Rules{Key: TokenKey}); err == nil && tok != "" {
+			held = append(held, tok)
+		}
+	}
+	return held
+}
+
+// poll masks a poll's result in place, as JSON masked it when poll was one
+// JSON text: a token offered anywhere in it is masked everywhere in it.
+// The JSON it holds (each event, each request's input) is compacted,
+// masked and rendered with visible escapes; the strings the child, the
+// model or a person wrote (the child's name, a tool's name and call id)
+// are masked. The status, the times and the queue's ids and kinds are
+// interceptor's own, and readers act on them.
+func (v *Viewer) poll(r *PollResult) {
+	held := append(token.Held(nil), v.held...)
+	var raws []*json.RawMessage
+	var texts []*string
+	visit := func(t *string, raw *json.RawMessage) {
+		switch {
+		case t != nil:
+			held = offered(held, *t)
+			texts = append(texts, t)
+		case raw != nil:
+			var b bytes.Buffer
+			if json.Compact(&b, *raw) == nil {
+				*raw = b.Bytes()
+			}
+			rawjson.MapStrings(string(*raw), func(s string, isKey bool) (string, bool) {
+				if !isKey {
+					held = offered(held, s)
+				}
+				return "", false
+			})
+			raws = append(raws, raw)
+		}
+	}
+	// In the order of the JSON text: the order tokens are found in.
+	visit(&r.Child, nil)
+	for i := range r.Events {
+		visit(nil, &r.Events[i].Event)
+	}
+	for i := range r.PendingApprovals {
+		a := &r.PendingApprovals[i]
+		visit(&a.ToolName, nil)
+		visit(&a.ToolUseID, nil)
+		visit(nil, &a.Input)
+	}
+	m := token.NewMasker(TokenKey, held)
+	for _, t := range texts {
+		*t = m.Text(*t)
+	}
+	for _, raw := range raws {
+		*raw = json.RawMessage(approvals.VisibleJSON(m.JSON(string(*raw))))
+	}
+}
+
+// validText is s as its JSON text reads back: each byte that is not UTF-8
+// a U+FFFD, as encoding/json and approvals.VisibleJSON write it.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r) // utf8.RuneError for a byte that is not UTF-8
+		i += n
+	}
+	return b.String()
 }

@@ -3,7 +3,6 @@ package inbox
 import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
-	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -102,16 +101,10 @@ func chatSummary(chat *children.Chat, viewer *children.Viewer, waiting int) chat
 	v.Status = string(st)
 	v.Events, _ = chat.Total()
 	if p, err := chat.Prompt(); err == nil {
-		v.Prompt, _ = shown(vis(maskText(viewer, p.Text)), 300)
+		v.Prompt, _ = shown(vis(viewer.Text(p.Text)), 300)
 		v.Created = ms(p.Created)
 	}
 	return v
-}
-
-// maskText is text with the children's stand-ins (the viewer works on JSON).
-func maskText(v *children.Viewer, text string) string {
-	raw := string(rawjson.AppendString([]byte(`{"t":`), text)) + "}"
-	return gjson.Get(v.JSON(raw), "t").Str
 }
 
 // eventView is one event of a chat as the page shows it.

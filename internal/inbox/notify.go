@@ -18,9 +18,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
-	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
-	"github.com/tidwall/gjson"
 )
 
 // A notification says that something waits and where to answer it: the
@@ -219,9 +217,7 @@ func (n *notifier) noteOf(r approvals.Request, kids *children.Store) note {
 	if r.IsInput() {
 		x.Kind = "question"
 	}
-	raw := string(rawjson.AppendString([]byte(`{"tool":`), r.Tool)) + "}"
-	masked := approvals.LoadSecrets(state.New(n.stateDir), r.Session, "").Mask(raw)
-	x.Tool = cut(vis(gjson.Get(masked, "tool").Str), 80)
+	x.Tool = cut(vis(approvals.LoadSecrets(state.New(n.stateDir), r.Session, "").MaskText(r.Tool)), 80)
 	if id, _, err := children.ParseChatID(r.Chat); err == nil {
 		if c, err := kids.Get(id); err == nil {
 			x.Child = vis(c.Name)

@@ -186,12 +186,12 @@ var indexHTML, _ = assets.ReadFile("assets/index.html")
 // apiHello is the handshake's first step (auth.go): {client_nonce} ->
 // {server_nonce, proof}.
 func (s *Server) apiHello(w http.ResponseWriter, r *http.Request) {
-	a, err := readAction(w, r)
-	if err != nil {
+	var a helloAction
+	if err := readAction(w, r, &a); err != nil {
 		fail(w, err)
 		return
 	}
-	cn := a.Get("client_nonce").Str
+	cn := a.ClientNonce
 	if !isNonce(cn) {
 		fail(w, fmt.Errorf("%w: want client_nonce, %d hex digits", errBadRequest, 2*keyBytes))
 		return
@@ -207,12 +207,12 @@ func (s *Server) apiHello(w http.ResponseWriter, r *http.Request) {
 // apiSession is its second: {server_nonce, proof} -> {session,
 // expires_in (ms)}.
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
-	a, err := readAction(w, r)
-	if err != nil {
+	var a sessionAction
+	if err := readAction(w, r, &a); err != nil {
 		fail(w, err)
 		return
 	}
-	tok, ttl, err := s.auth.session(origin(r), a.Get("server_nonce").Str, a.Get("proof").Str)
+	tok, ttl, err := s.auth.session(origin(r), a.ServerNonce, a.Proof)
 	if err != nil {
 		fail(w, err)
 		return
@@ -299,38 +299,22 @@ func (s *Server) apiChat(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, v)
 }
 
-// maxAction bounds an action's body: an allow carries at most a whole new
-// input, as large as a hook payload.
-const maxAction = 8 << 20
-
-func readAction(w http.ResponseWriter, r *http.Request) (gjson.Result, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAction))
-	if err != nil {
-		return gjson.Result{}, fmt.Errorf("%w: reading the request: %v", errBadRequest, err)
-	}
-	if !gjson.ValidBytes(b) || !gjson.ParseBytes(b).IsObject() {
-		return gjson.Result{}, fmt.Errorf("%w: want a JSON object", errBadRequest)
-	}
-	return gjson.ParseBytes(b), nil
-}
-
 // apiDecide allows or denies a request: {id, allow, message?,
 // updated_input?} (updated_input: the complete new arguments as JSON text,
 // allow only). It is approvals.Store.Decide, as `approvals allow|deny`.
 func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request) {
-	a, err := readAction(w, r)
-	if err != nil {
+	var a decideAction
+	if err := readAction(w, r, &a); err != nil {
 		fail(w, err)
 		return
 	}
-	id, allow := a.Get("id"), a.Get("allow")
-	if id.Type != gjson.String || (allow.Type != gjson.True && allow.Type != gjson.False) {
+	if a.ID == nil || a.Allow == nil {
 		fail(w, fmt.Errorf("%w: want id (a string) and allow (true or false)", errBadRequest))
 		return
 	}
-	d := hooks.Decision{Allow: allow.Bool(), Reason: a.Get("message").Str, By: s.by}
-	if u := a.Get("updated_input"); u.Exists() && u.Type != gjson.Null && strings.TrimSpace(u.Str) != "" {
-		if u.Type != gjson.String || !gjson.Valid(u.Str) || !gjson.Parse(u.Str).IsObject() {
+	d := hooks.Decision{Allow: *a.Allow, Reason: a.Message, By: s.by}
+	if u := a.UpdatedInput; u != nil && strings.TrimSpace(*u) != "" {
+		if !gjson.Valid(*u) || !gjson.Parse(*u).IsObject() {
 			fail(w, fmt.Errorf("%w: the edited input is not a JSON object", errBadRequest))
 			return
 		}
@@ -338,9 +322,9 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request) {
 			fail(w, fmt.Errorf("%w: edited input goes only with an allow", errBadRequest))
 			return
 		}
-		d.UpdatedInput = u.Str
+		d.UpdatedInput = *u
 	}
-	req, err := s.q.Decide(id.Str, d)
+	req, err := s.q.Decide(*a.ID, d)
 	if err != nil {
 		fail(w, err)
 		return
@@ -351,17 +335,16 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request) {
 // apiAnswer answers a human tool's question: {id, answer}. It is
 // approvals.Store.AnswerInput, as `approvals answer`.
 func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
-	a, err := readAction(w, r)
-	if err != nil {
+	var a answerAction
+	if err := readAction(w, r, &a); err != nil {
 		fail(w, err)
 		return
 	}
-	id, answer := a.Get("id"), a.Get("answer")
-	if id.Type != gjson.String || answer.Type != gjson.String || strings.TrimSpace(answer.Str) == "" {
+	if a.ID == nil || strings.TrimSpace(a.Answer) == "" {
 		fail(w, fmt.Errorf("%w: want id and a non-empty answer", errBadRequest))
 		return
 	}
-	req, err := s.q.AnswerInput(id.Str, answer.Str, s.by)
+	req, err := s.q.AnswerInput(*a.ID, a.Answer, s.by)
 	if err != nil {
 		fail(w, err)
 		return

@@ -280,11 +280,15 @@ func pollTool(cs *children.Store, q *approvals.Store) Tool {
 				}
 				r.Wait = time.Duration(min(w.Float(), maxWait) * float64(time.Second))
 			}
-			out, err := cs.Poll(ctx, q, r)
+			res, err := cs.Poll(ctx, q, r)
 			if err != nil {
 				return childError(err)
 			}
-			return Result{Text: out}, nil
+			out, err := rawjson.Marshal(res)
+			if err != nil {
+				return childError(err)
+			}
+			return Result{Text: string(out)}, nil
 		},
 	}
 }

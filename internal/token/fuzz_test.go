@@ -385,3 +385,28 @@ func FuzzRedactRawMatchesText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMaskerText: a typed view masks its string fields with Masker.Text and
+// must get what MaskedJSON gives for the same string as a member's value
+// (not under key): what the view showed when it masked its JSON whole.
+func FuzzMaskerText(f *testing.F) {
+	f.Add("see "+tokA+" here", tokA, tokB)
+	f.Add(`{"session_token":"`+tokA+`","note":"\u0041`+tokB+`"}`, tokA, tokB)
+	f.Add("session_token: "+tokB+"\n\u202e\x1b[0m", tokA, tokB)
+	f.Add("https://h/x?t=abc%2Fdef0123456789abcdefghij", "abc/def0123456789abcdefghij", "")
+	f.Add("[1,\""+tokA+"\"]", tokA, "")
+	f.Fuzz(func(t *testing.T, s, tok1, tok2 string) {
+		const key = "session_token"
+		var held Held
+		for _, tok := range []string{tok1, tok2} {
+			if (Rules{Key: key}).LooksLikeToken(tok) {
+				held = append(held, tok)
+			}
+		}
+		doc := string(rawjson.AppendString([]byte(`{"v":`), s)) + "}"
+		want := gjson.Get(MaskedJSON(doc, key, held), "v").Str
+		if got := NewMasker(key, held).Text(s); got != want {
+			t.Fatalf("Masker.Text(%q) = %q, MaskedJSON gives %q", s, got, want)
+		}
+	})
+}

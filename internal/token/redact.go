@@ -372,16 +372,42 @@ func wordAt(s string, i int) bool {
 // depth, keys included) replaced with a stand-in of its own unless it is
 // one already.
 func MaskedJSON(raw, key string, h Held) string {
-	toks := spell(one(key, h))
-	out, _ := rawjson.MapStringsUnder(raw, key, func(s string, isKey, under bool) (string, bool) {
-		if under && s != "" && !isStandInFor(s, key) {
-			return StandIn(key, s), true
+	return NewMasker(key, h).JSON(raw)
+}
+
+// Masker is MaskedJSON with the spellings of the held tokens worked out
+// once, for a view that masks many pieces against the same tokens (a
+// poll's events, its requests' inputs and their string fields).
+type Masker struct {
+	key  string
+	toks []spelledToken
+}
+
+// NewMasker spells h (under the label key) once.
+func NewMasker(key string, h Held) Masker {
+	return Masker{key: key, toks: spell(one(key, h))}
+}
+
+// JSON is MaskedJSON(raw, key, h) for the key and h m was made with.
+func (m Masker) JSON(raw string) string {
+	out, _ := rawjson.MapStringsUnder(raw, m.key, func(s string, isKey, under bool) (string, bool) {
+		if under && s != "" && !isStandInFor(s, m.key) {
+			return StandIn(m.key, s), true
 		}
 		if isKey {
-			return redactSpelled(s, toks)
+			return redactSpelled(s, m.toks)
 		}
-		return redactText(s, toks)
+		return redactText(s, m.toks)
 	})
+	return out
+}
+
+// Text is a string value as JSON masks one outside a member named key:
+// every held token as its stand-in, decoded first when the string is JSON
+// itself. A typed view masks its fields with it and gets what masking its
+// JSON would give.
+func (m Masker) Text(s string) string {
+	out, _ := redactText(s, m.toks)
 	return out
 }
 
