@@ -175,7 +175,7 @@ func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxy
 		return nil, err
 	}
 	r.Header = append(r.Header, more...)
-	if f.url != "" {
+	if url != "" {
 		if r.OAuth, err = f.oauth.resolve(r.Header, &f.stateDir, os.LookupEnv); err != nil {
 			return nil, err
 		}

@@ -43,6 +43,12 @@ func TestProxyOptionsFromFlags(t *testing.T) {
 	if got.URL != "https://h/s/sk_live_secret/mcp?api_key=secret" {
 		t.Errorf("url-env: %+v", got)
 	}
+	// OAuth goes with the address however it was given: install --proxy
+	// writes --url-env, and a relay without OAuth there never sent the
+	// token auth login had stored.
+	if got.OAuth == nil {
+		t.Errorf("url-env: OAuth is off; want it on, as with --url")
+	}
 	for _, c := range []struct {
 		args []string
 		want string
