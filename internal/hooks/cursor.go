@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"time"
 
 	"strings"
@@ -68,7 +69,7 @@ var cursorPhases = map[string]Phase{
 }
 
 func (Cursor) parse(p fields) (*Event, error) {
-	return namedEvent(p, "conversation_id", cursorPhases, func(p fields) token.Result { return mcpResult(cursorOutput(p)) })
+	return namedEvent(p, "conversation_id", cursorPhases, func(p fields) token.Result { return carry.ReadResult(cursorOutput(p)) })
 }
 
 // cursorOutput is the tool result, parsed when Cursor sent it as a string.
