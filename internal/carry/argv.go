@@ -10,9 +10,8 @@ import (
 // order, each only when it says more than its absence would: a string or
 // number that is not zero, a bool that is true, a list that is not nil (one
 // "--name value" per value, CSV quoted where the flag parser would split
-// or trim it; an empty list is "--name=", written only where it differs
-// from the default). A hook given these words reads back o (install
-// writes the hooks' options with it).
+// or trim it; an empty one, explicitly none, is "--name="). A hook given
+// these words reads back o (install writes the hooks' options with it).
 func (o *Options) Args(keep func(*Option) bool) []string {
 	var out []string
 	for i := range Table {
@@ -35,15 +34,15 @@ func (o *Options) Args(keep func(*Option) bool) []string {
 				out = append(out, flag)
 			}
 		case *[]string:
-			out = append(out, listArgs(flag, *p, opt.Default != "")...)
+			out = append(out, listArgs(flag, *p)...)
 		}
 	}
 	return out
 }
 
 // listArgs writes a list option the way the flag parser reads it back.
-func listArgs(flag string, vals []string, hasDefault bool) []string {
-	if vals == nil || len(vals) == 0 && !hasDefault {
+func listArgs(flag string, vals []string) []string {
+	if vals == nil {
 		return nil
 	}
 	if len(vals) == 0 {

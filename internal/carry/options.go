@@ -66,6 +66,7 @@ const (
 	Inject Commands = 1 << iota
 	Capture
 	Clear
+	Deliver
 	Proxy
 )
 
@@ -97,7 +98,7 @@ const hookTakers = Inject | Capture | Proxy
 // Table is every handle option, in the order install writes them. A new
 // option is one entry here and one field of Options.
 var Table = []Option{
-	{Name: "server", Kind: List, Takers: Inject | Capture | Clear, Env: true,
+	{Name: "server", Kind: List, Takers: Inject | Capture | Clear | Deliver, Env: true,
 		Help:  "name of the token server as configured in the client (repeatable)",
 		field: func(o *Options) any { return &o.Servers }},
 	{Name: "not-server", Kind: List, Takers: Inject | Capture, Env: true,
@@ -139,7 +140,7 @@ var Table = []Option{
 		Help:    "do not inject when the call already carries this argument besides --arg (repeatable; e.g. checkpoint_handle for a server where a handle replaces the token)",
 		Install: "pass --keep-if to the hooks (repeatable)",
 		field:   func(o *Options) any { return &o.KeepIf }},
-	{Name: "sessionless", Kind: Bool, Takers: Inject | Capture | Clear, Agree: true,
+	{Name: "sessionless", Kind: Bool, Takers: Inject | Capture | Clear | Deliver, Agree: true,
 		Help:    "let events that carry no session id share the server's latest values (every capture then also writes them); off, such events get and keep nothing",
 		Install: "pass --sessionless to the hooks (events without a session id share the server's latest values)",
 		field:   func(o *Options) any { return &o.Sessionless }},

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,9 +19,14 @@ func TestDefaults(t *testing.T) {
 		o.KeepIf != nil || o.Servers != nil || o.Redact || o.Sessionless || o.TokenPattern != "" || o.HandlesFile != "" {
 		t.Fatalf("defaults: %+v", o)
 	}
+	handles, _ := Lookup("handles")
 	for _, opt := range Table {
 		if opt.Help == "" || opt.Takers == 0 {
 			t.Errorf("--%s: no help or no command takes it", opt.Name)
+		}
+		named := regexp.MustCompile(`--` + opt.Name + `(?:[^a-z-]|$)`).MatchString(handles.Help[strings.Index(handles.Help, "replaces"):])
+		if opt.ByHandles != named {
+			t.Errorf("--handles's help and --%s's ByHandles disagree", opt.Name)
 		}
 		if opt.ByHandles && opt.Takers&Proxy == 0 {
 			t.Errorf("--%s: replaced by --handles, which the proxy takes, but the proxy does not take it", opt.Name)
@@ -103,7 +109,7 @@ func TestArgsReadBack(t *testing.T) {
 	all := func(*Option) bool { return true }
 	words := o.Args(all)
 	want := []string{"--not-server", "wf__admin", "--redact", "--arg", "tok", "--min-token-length", "12", "--token-pattern", `^a,b$`,
-		"--skip-tool", "start_session", "--skip-tool", `"x,y"`, "--skip-tool", `" z"`, "--start-tool=", "--sessionless"}
+		"--skip-tool", "start_session", "--skip-tool", `"x,y"`, "--skip-tool", `" z"`, "--start-tool=", "--keep-if=", "--sessionless"}
 	if !slices.Equal(words, want) {
 		t.Fatalf("Args:\n got %q\nwant %q", words, want)
 	}
@@ -118,7 +124,6 @@ func TestArgsReadBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o.KeepIf = nil // an empty list without a default is not written: the hook's own is the same
 	back.MetaKey = ""
 	back.given = nil
 	if !reflect.DeepEqual(back, o) {
