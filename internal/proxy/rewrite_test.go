@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -22,10 +23,8 @@ const (
 
 func testConfig() Config {
 	return Config{
-		Server:    "wf",
-		Arg:       "session_token",
-		MetaKey:   "session_token",
-		SkipTools: []string{"start_session"},
+		Server:  "wf",
+		Options: carry.Options{Arg: "session_token", MetaKey: "session_token", SkipTools: []string{"start_session"}},
 	}
 }
 
