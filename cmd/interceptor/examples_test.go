@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -199,7 +200,7 @@ func TestExamplesAreInstallOutput(t *testing.T) {
 			proj := t.TempDir()
 			env := install.Env{Home: t.TempDir(), Project: proj}
 			res, err := install.Install(env, install.Options{Client: ex.client, Scope: install.Project, Server: "wf",
-				Bin: exampleBin, Hook: install.HookOptions{Redact: ex.redact}})
+				Bin: exampleBin, Hook: install.HookOptions{Options: carry.Options{Redact: ex.redact}}})
 			if err != nil {
 				t.Fatal(err)
 			}

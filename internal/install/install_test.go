@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -240,7 +241,7 @@ func TestHookOptionsPassThroughAndQuoting(t *testing.T) {
 	env := testEnv(t)
 	o := opts("claude-code", User)
 	o.Bin = "/opt/my tools/it's/interceptor"
-	o.Hook = HookOptions{Redact: true, Arg: "tok", MetaKey: "session token", StateDir: "/var/state dir", SkipTools: []string{"start_session", "resume"}, KeepIf: []string{}}
+	o.Hook = HookOptions{Options: carry.Options{Redact: true, Arg: "tok", MetaKey: "session token", SkipTools: []string{"start_session", "resume"}, KeepIf: []string{}}, StateDir: "/var/state dir"}
 	res, err := Install(env, o)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -105,9 +106,7 @@ func ProxyArgv(command string, args []string) (bin string, ok bool) {
 
 // proxyArgs are the hook options the proxy takes, as its words.
 func (o HookOptions) proxyArgs() []string {
-	p := o
-	p.NotServers, p.Sessionless, p.Redact = nil, false, false
-	return p.args()
+	return o.argsFor(func(opt *carry.Option) bool { return opt.Takers&carry.Proxy != 0 })
 }
 
 // HTTPBin is the relay binary beside bin (interceptor-http, which

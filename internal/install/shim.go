@@ -3,6 +3,7 @@ package install
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"regexp"
 	"slices"
 	"strings"
@@ -294,7 +295,12 @@ func (oc shim) mergeDeliver(path string, doc []byte, o Options) ([]byte, []strin
 func splitNotServers(args []string) (rest, not []string) {
 	for i := 0; i < len(args); i++ {
 		if args[i] == "--not-server" && i+1 < len(args) {
-			not = append(not, args[i+1])
+			// As the hook reads it (carry.Args quotes a name with a comma).
+			if names, err := carry.ReadList(args[i+1]); err == nil {
+				not = append(not, names...)
+			} else {
+				not = append(not, args[i+1])
+			}
 			i++
 			continue
 		}
