@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/tidwall/gjson"
 )

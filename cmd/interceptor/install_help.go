@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"strings"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 

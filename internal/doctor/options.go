@@ -2,11 +2,11 @@ package doctor
 
 import (
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )

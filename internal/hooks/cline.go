@@ -1,9 +1,9 @@
 package hooks
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
 

@@ -1,13 +1,11 @@
 package hooks
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
+	"strings"
 	"time"
 
-	"strings"
-
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
-
 	"github.com/tidwall/gjson"
 )
 

@@ -1,11 +1,10 @@
 package hooks
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
+	"strings"
 	"time"
 
-	"strings"
-
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
 

@@ -4,7 +4,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/token"
-
 	"github.com/tidwall/gjson"
 )
 

@@ -2,13 +2,13 @@ package install
 
 import (
 	"bytes"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/testfiles"
 	"github.com/tailscale/hujson"

@@ -3,11 +3,11 @@ package install
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/recipes"
 )

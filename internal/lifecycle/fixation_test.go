@@ -1,10 +1,10 @@
 package lifecycle
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"path/filepath"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"

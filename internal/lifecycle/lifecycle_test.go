@@ -1,12 +1,12 @@
 package lifecycle
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"

@@ -1,9 +1,9 @@
 package proxy
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )

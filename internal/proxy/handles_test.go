@@ -1,11 +1,11 @@
 package proxy
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )

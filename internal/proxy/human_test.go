@@ -1,11 +1,11 @@
 package proxy
 
 import (
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/tidwall/gjson"
 )
 

@@ -3,13 +3,13 @@ package proxy
 import (
 	"bytes"
 	"fmt"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"

@@ -2,7 +2,6 @@ package streamhttp
 
 import (
 	"bytes"
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/proxy"
 	"github.com/interceptor-dev/interceptor/internal/proxy/proxytest"
 	"github.com/interceptor-dev/interceptor/internal/testfiles"
