@@ -33,6 +33,13 @@ func (o HookOptions) args() []string {
 	return o.argsFor(func(opt *carry.Option) bool { return opt.Takers&carry.Inject != 0 && opt.Takers&carry.Capture != 0 })
 }
 
+// captureArgs are the options only capture takes (--redact), as
+// command-line words: written where the client can use them (its capture
+// can rewrite what the model reads).
+func (o HookOptions) captureArgs() []string {
+	return o.Options.Args(func(opt *carry.Option) bool { return opt.Takers == carry.Capture })
+}
+
 // argsFor are the options keep selects, then the state dir.
 func (o HookOptions) argsFor(keep func(*carry.Option) bool) []string {
 	out := o.Options.Args(keep)

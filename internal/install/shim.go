@@ -215,7 +215,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 		var options []string
 		options, notServers = splitNotServers(old.options())
 		if len(servers) > 0 && !slices.Contains(servers, o.Server) {
-			if !slices.Equal(options, given.args()) || slices.Contains(old.captureArgs, "--redact") != o.Hook.Redact {
+			if !slices.Equal(options, given.args()) || !slices.Equal(old.captureArgs, given.captureArgs()) {
 				notes = append(notes, fmt.Sprintf("the shim serves %s too; the hook options given now apply to every server it serves", strings.Join(servers, ", ")))
 			}
 		}
@@ -231,10 +231,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 		c.args = append(c.args, "--server", s)
 	}
 	c.args = append(c.args, given.args()...)
-	c.captureArgs = []string{}
-	if o.Hook.Redact {
-		c.captureArgs = []string{"--redact"}
-	}
+	c.captureArgs = append([]string{}, given.captureArgs()...)
 	if c.args == nil {
 		c.args = []string{}
 	}
