@@ -24,8 +24,8 @@ type Config struct {
 	// Servers, NotServers, Sessionless and Redact are hook mode's.
 	carry.Options
 
-	// Persist also writes each new token to Store under Session (and as the
-	// server's current token), and starts from the token held there, so a
+	// Persist also writes each new value to Store under Session (and as the
+	// server's current record), and starts from the values held there, so a
 	// restarted client resumes.
 	Persist bool
 	Store   *state.Store
@@ -36,7 +36,7 @@ type Config struct {
 	MaxMessage int
 
 	// Log receives the proxy's own diagnostics, one line each (never a
-	// token). Nil discards them.
+	// value). Nil discards them.
 	Log io.Writer
 
 	// Human, if set, adds tools a person answers (human.go).
@@ -223,14 +223,14 @@ type Out struct {
 
 // FromClient returns what becomes of msg (one line, without its line
 // ending) on its way to the server: tools/list and tools/call requests are
-// tracked, tools/call arguments get the held token. Anything else goes on
+// tracked, tools/call arguments get the values held. Anything else goes on
 // as it is, the same slice.
 func (r *Rewriter) FromClient(msg []byte) Out {
 	return r.each(msg, false, r.clientStep)
 }
 
 // FromServer returns what becomes of msg on its way to the client: the
-// responses to tracked requests are rewritten, and every held token, in any
+// responses to tracked requests are rewritten, and every held value, in any
 // message (notifications and server requests such as sampling too), is
 // replaced by its stand-in. Anything else goes on as it is.
 func (r *Rewriter) FromServer(msg []byte) Out {
@@ -238,7 +238,7 @@ func (r *Rewriter) FromServer(msg []byte) Out {
 	idle := len(r.pending) == 0 && len(r.secrets) == 0
 	r.mu.Unlock()
 	if idle && !rawjson.DepthExceeds(msg, rawjson.MaxDepth) && !bytes.Contains(msg, requestStateKey) {
-		return Out{Msg: msg} // nothing asked that we rewrite, no token to hide, no state to replace: do not even look
+		return Out{Msg: msg} // nothing asked that we rewrite, no value to hide, no state to replace: do not even look
 	}
 	return r.each(msg, true, r.serverStep)
 }
@@ -341,7 +341,7 @@ func (r *Rewriter) each(msg []byte, fromServer bool, fn func([]byte) step) (out 
 		return Out{Msg: msg}
 	}
 	switch msg[i] {
-	default: // an object, or not JSON-RPC at all (which may still hold a token)
+	default: // an object, or not JSON-RPC at all (which may still hold a value)
 		st := fn(msg)
 		out = Out{Msg: msg, Drop: st.drop, Back: st.back}
 		if st.out != nil {
