@@ -113,7 +113,10 @@ func (r *Rewriter) call(msg []byte) step {
 			r.logf("tools/call %.64q: %s", name.Str, t)
 		}
 	}
-	r.retireOnStart(name.Str)
+	// A start tool retires the value held before (carry.Retire): its result
+	// mints the next one, and a start that mints none leaves nothing older
+	// to inject. held's Update never fails.
+	_ = carry.Retire(held{r}, r.specs, name.Str)
 	if !f.Changed {
 		return step{}
 	}
@@ -128,13 +131,6 @@ func (r *Rewriter) call(msg []byte) step {
 		return step{}
 	}
 	return step{out: edited}
-}
-
-// retireOnStart retires the value held for each handle tool starts over
-// (carry.Retire): the start's result mints the next one, and a start that
-// mints none leaves nothing older to inject.
-func (r *Rewriter) retireOnStart(tool string) {
-	_ = carry.Retire(held{r}, r.specs, tool) // held's Update never fails
 }
 
 // schema tells token.Fill what tool's input schema (from the last
