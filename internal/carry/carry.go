@@ -66,20 +66,27 @@ func Retire(hd Holder, specs []token.Spec, tool string) error {
 // (Read) and applied to what is held (Apply) as often as a Holder's
 // Update runs its function.
 type Taking struct {
-	specs   []token.Spec
-	tool    string
-	reads   []token.Reading
-	carried []string
+	specs []token.Spec
+	tool  string
+	each  []offer // by spec
 }
 
-// Read reads tool's result r for each of the specs' handles; carried(s)
-// is the value the call itself passed in s's argument ("" when none; an
-// echo of it is not a new value, token.Spec.Apply).
-func Read(specs []token.Spec, tool string, r token.Result, carried func(s *token.Spec) string) *Taking {
-	t := &Taking{specs: specs, tool: tool, reads: make([]token.Reading, len(specs)), carried: make([]string, len(specs))}
+// offer is what the result offers one handle, and what the call carried.
+type offer struct {
+	read    token.Reading
+	carried string
+}
+
+// Read reads tool's result r for each of the specs' handles; carried[i]
+// is the value the call itself passed in spec i's argument ("" or a nil
+// carried when none; an echo of it is not a new value, token.Spec.Apply).
+func Read(specs []token.Spec, tool string, r token.Result, carried []string) Taking {
+	t := Taking{specs: specs, tool: tool, each: make([]offer, len(specs))}
 	for i := range specs {
-		t.reads[i] = specs[i].Read(tool, r)
-		t.carried[i] = carried(&specs[i])
+		t.each[i].read = specs[i].Read(tool, r)
+		if i < len(carried) {
+			t.each[i].carried = carried[i]
+		}
 	}
 	return t
 }
@@ -89,9 +96,22 @@ type Taken struct {
 	// Notes are one line each for the user, when something was refused or
 	// withdrawn; they never hold a value.
 	Notes []string
-	// Captured say, per handle, how many values the result gave, the
-	// first masked, and where they were found; they never hold a value.
-	Captured []string
+	// Captured are the handles the result gave values, in the specs' order.
+	Captured []Captured
+}
+
+// Captured is what a result gave one handle. It holds a value: only its
+// String (masked) is ever shown.
+type Captured struct {
+	Handle string
+	Count  int
+	first  string
+	Where  token.Where
+}
+
+// String says how many values were captured, the first masked, and where.
+func (c Captured) String() string {
+	return fmt.Sprintf("captured %d %s value(s), the first %s, from %s", c.Count, c.Handle, token.Mask(c.first), c.Where)
 }
 
 // Apply applies the result to h in place (token.Spec.Apply): new values
@@ -103,13 +123,13 @@ func (t *Taking) Apply(h token.Holding, taken *Taken) (changed bool) {
 	for i := range t.specs {
 		s := &t.specs[i]
 		before := h[s.Name]
-		m, err := t.reads[i].For(before)
-		after, note := s.Apply(before, t.tool, m, err, t.carried[i])
+		m, err := t.each[i].read.For(before)
+		after, note := s.Apply(before, t.tool, m, err, t.each[i].carried)
 		if note != "" {
 			taken.Notes = append(taken.Notes, note)
 		}
 		if len(m.Values) > 0 {
-			taken.Captured = append(taken.Captured, fmt.Sprintf("captured %d %s value(s), the first %s, from %s", len(m.Values), s.Name, token.Mask(m.Values[0]), m.Where))
+			taken.Captured = append(taken.Captured, Captured{Handle: s.Name, Count: len(m.Values), first: m.Values[0], Where: m.Where})
 		}
 		if !Same(before, after) {
 			h[s.Name], changed = after, true
@@ -120,7 +140,7 @@ func (t *Taking) Apply(h token.Holding, taken *Taken) (changed bool) {
 
 // Take reads tool's result r and applies it to what hd holds, once (see
 // Read, Apply).
-func Take(hd Holder, specs []token.Spec, tool string, r token.Result, carried func(s *token.Spec) string) (Taken, error) {
+func Take(hd Holder, specs []token.Spec, tool string, r token.Result, carried []string) (Taken, error) {
 	t := Read(specs, tool, r, carried)
 	var taken Taken
 	err := hd.Update(func(h token.Holding) bool { return t.Apply(h, &taken) })

@@ -109,23 +109,21 @@ func result(t *testing.T, raw string) token.Result {
 	return ReadResult(gjson.Parse(raw))
 }
 
-func none(*token.Spec) string { return "" }
-
 // TestTakeAndRetire: a result's value is held and injected next; a start
 // tool retires it before its result comes; once _meta carried the value, a
 // prose line (a document the tool passed through) is not read.
 func TestTakeAndRetire(t *testing.T) {
 	specs := flagSpecs()
 	hd := &memory{}
-	taken, err := Take(hd, specs, "start_session", result(t, `{"content":[{"type":"text","text":"ok"}],"_meta":{"session_token":"`+tok1+`"}}`), none)
+	taken, err := Take(hd, specs, "start_session", result(t, `{"content":[{"type":"text","text":"ok"}],"_meta":{"session_token":"`+tok1+`"}}`), nil)
 	if err != nil || hd.h["session_token"].Default != tok1 || !hd.h["session_token"].MetaSeen {
 		t.Fatalf("start: %+v %v", hd.h, err)
 	}
-	if len(taken.Captured) != 1 || strings.Contains(taken.Captured[0], tok1) || taken.Notes != nil {
+	if len(taken.Captured) != 1 || strings.Contains(taken.Captured[0].String(), tok1) || !strings.Contains(taken.Captured[0].String(), "from _meta") || taken.Notes != nil {
 		t.Fatalf("taken: %+v", taken)
 	}
 	// A raw document line, after _meta carried the value: not taken.
-	if _, err := Take(hd, specs, "read_file", result(t, `{"content":[{"type":"text","text":"session_token: `+doc+`"}]}`), none); err != nil {
+	if _, err := Take(hd, specs, "read_file", result(t, `{"content":[{"type":"text","text":"session_token: `+doc+`"}]}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := hd.h["session_token"]; got.Default != tok1 || slices.Contains(got.Values, doc) {
@@ -143,12 +141,12 @@ func TestTakeAndRetire(t *testing.T) {
 		t.Fatalf("after a start's call: %+v", got)
 	}
 	// The start returns none: a note says the one before is not injected.
-	taken, _ = Take(hd, specs, "start_session", result(t, `{"content":[{"type":"text","text":"failed"}]}`), none)
+	taken, _ = Take(hd, specs, "start_session", result(t, `{"content":[{"type":"text","text":"failed"}]}`), nil)
 	if len(taken.Notes) != 1 || !strings.Contains(taken.Notes[0], "no longer injected") || hd.h["session_token"].Default != "" {
 		t.Fatalf("a start without a value: %+v %+v", taken, hd.h)
 	}
 	// The next start's value is injected again.
-	_, _ = Take(hd, specs, "start_session", result(t, `{"_meta":{"session_token":"`+tok2+`"}}`), none)
+	_, _ = Take(hd, specs, "start_session", result(t, `{"_meta":{"session_token":"`+tok2+`"}}`), nil)
 	if got := hd.h["session_token"]; got.Default != tok2 || got.Withdrawn != "" {
 		t.Fatalf("the next start: %+v", got)
 	}
@@ -159,7 +157,7 @@ func TestTakeAndRetire(t *testing.T) {
 func TestTakeEcho(t *testing.T) {
 	specs := flagSpecs()
 	hd := &memory{h: token.Holding{"session_token": {Values: token.Held{tok1}, Default: tok1}}}
-	carried := func(*token.Spec) string { return tok2 }
+	carried := []string{tok2}
 	if _, err := Take(hd, specs, "next_step", result(t, `{"structuredContent":{"session_token":"`+tok2+`"}}`), carried); err != nil {
 		t.Fatal(err)
 	}

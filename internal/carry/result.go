@@ -14,7 +14,7 @@ import (
 // content array, or a string (Claude Code passes
 // JSON.stringify(structuredContent) as one).
 func ReadResult(v gjson.Result) token.Result {
-	return readResult(v, nil)
+	return readResult(v, nil, "", false)
 }
 
 // ReadResultFor is ReadResult for a result of tool, which specs carry: its
@@ -22,12 +22,12 @@ func ReadResult(v gjson.Result) token.Result {
 // may read them (every source finds its value in _meta). A proxy reads
 // every result that crosses it; most are large and carry no handle.
 func ReadResultFor(v gjson.Result, specs []token.Spec, tool string) token.Result {
-	return readResult(v, func(meta gjson.Result) bool { return needsTexts(specs, tool, meta) })
+	return readResult(v, specs, tool, true)
 }
 
-// readResult reads v; texts, when set, says whether the text blocks are
-// read, given the result's _meta.
-func readResult(v gjson.Result, texts func(meta gjson.Result) bool) token.Result {
+// readResult reads v; with only, the text blocks only when a source of
+// specs may read tool's (needsTexts).
+func readResult(v gjson.Result, specs []token.Spec, tool string, only bool) token.Result {
 	var r token.Result
 	switch {
 	case v.Type == gjson.String:
@@ -50,7 +50,7 @@ func readResult(v gjson.Result, texts func(meta gjson.Result) bool) token.Result
 				r.Structured = p
 			}
 		}
-		if texts != nil && !texts(r.Meta) {
+		if only && !needsTexts(specs, tool, r.Meta) {
 			return r
 		}
 		switch c := v.Get("content"); {

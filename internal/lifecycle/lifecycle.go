@@ -196,7 +196,11 @@ func Capture(ev *hooks.Event, st *state.Store, o carry.Options) (Outcome, error)
 	}
 	specs := o.Specs()
 	hd := newStored(ev, st, &o, server, specs)
-	taken, err := carry.Take(hd, specs, tool, ev.Result(), func(s *token.Spec) string { return s.Carried(ev.Input) })
+	carried := make([]string, len(specs))
+	for i := range specs {
+		carried[i] = specs[i].Carried(ev.Input)
+	}
+	taken, err := carry.Take(hd, specs, tool, ev.Result(), carried)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -208,8 +212,12 @@ func Capture(ev *hooks.Event, st *state.Store, o carry.Options) (Outcome, error)
 	out.Trace = fmt.Sprintf("%s/%s (session %q): ", server, tool, ev.Session)
 	if len(taken.Captured) == 0 {
 		out.Trace += "no value in the result"
-	} else {
-		out.Trace += strings.Join(taken.Captured, "; ")
+	}
+	for i, c := range taken.Captured {
+		if i > 0 {
+			out.Trace += "; "
+		}
+		out.Trace += c.String()
 	}
 	if !o.Redact {
 		return out, nil

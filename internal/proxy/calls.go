@@ -44,9 +44,9 @@ func (r *Rewriter) clientMessage(msg []byte) step {
 			sent = st.out
 		}
 		args := gjson.GetBytes(sent, "params.arguments")
-		p.carried = map[string]string{}
+		p.carried = make([]string, len(r.specs))
 		for i := range r.specs {
-			p.carried[r.specs[i].Name] = r.specs[i].Carried(args)
+			p.carried[i] = r.specs[i].Carried(args)
 		}
 		r.mu.Lock()
 		r.pending[id] = p

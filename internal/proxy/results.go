@@ -85,7 +85,7 @@ func (r *Rewriter) capture(msg []byte, p pending) {
 		return
 	}
 	found := carry.ReadResultFor(res, r.specs, p.tool)
-	taken, _ := carry.Take(held{r}, r.specs, p.tool, found, func(s *token.Spec) string { return p.carried[s.Name] })
+	taken, _ := carry.Take(held{r}, r.specs, p.tool, found, p.carried)
 	for _, note := range taken.Notes {
 		r.logf("%.64s: %s", p.tool, note)
 	}

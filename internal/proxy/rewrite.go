@@ -74,7 +74,7 @@ type pending struct {
 	tool string // a tools/call's tool
 	// carried is what the call passed in each handle's argument, as it
 	// went to the server (token.Spec.Apply: an echo is not a new value).
-	carried map[string]string
+	carried []string // by spec
 }
 
 // argInfo is what a tool's input schema says of one argument.
