@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"
@@ -31,7 +32,7 @@ deliver hooks run at the same time.`)+`
 
 Always exits 0: on a problem it prints one line on stderr and the turn
 proceeds without the answers (they stay queued).`)
-	f.register(cmd, false)
+	f.register(cmd, carry.Deliver)
 	var expire bool
 	cmd.Flags().BoolVar(&expire, "expire-on-session-end", false, "on a session-end event, expire the session's open human tool requests")
 	cmd.RunE = hookRunE(io, f, false, func(ev *hooks.Event, st *state.Store, _ *hookFlags) (lifecycle.Outcome, error) {

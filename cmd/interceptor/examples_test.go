@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/tidwall/gjson"
 )
@@ -199,7 +200,7 @@ func TestExamplesAreInstallOutput(t *testing.T) {
 			proj := t.TempDir()
 			env := install.Env{Home: t.TempDir(), Project: proj}
 			res, err := install.Install(env, install.Options{Client: ex.client, Scope: install.Project, Server: "wf",
-				Bin: exampleBin, Hook: install.HookOptions{Redact: ex.redact}})
+				Bin: exampleBin, Hook: install.HookOptions{Options: carry.Options{Redact: ex.redact}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,14 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"
-	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
-	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // hookDeadline bounds a whole hook run. Clients close stdin and wait for us;
@@ -28,77 +26,19 @@ type hookFlags struct {
 	client   string
 	stateDir stateDirFlag
 	debugLog string
-	pattern  string // --token-pattern, compiled into opts.Pattern when set
-	handles  string // --handles, read into opts.Handles when set
-	opts     lifecycle.Options
+	opts     carry.Options
 	cmd      *cobra.Command
 }
 
-func (f *hookFlags) register(cmd *cobra.Command, tokenFlags bool) {
+// register adds the hook flags and the handle options cmd takes
+// (carry.Table).
+func (f *hookFlags) register(cmd *cobra.Command, takes carry.Commands) {
 	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
 	f.stateDir.register(cmd, "where tokens are kept")
 	fl.StringVar(&f.debugLog, "debug-log", "", "append a trace of each run to this file (tokens masked)")
-	fl.StringSliceVar(&f.opts.Servers, "server", nil, "name of the token server as configured in the client (repeatable)")
-	fl.BoolVar(&f.opts.Sessionless, "sessionless", false, "let events that carry no session id share the server's latest values (every capture then also writes them); off, such events get and keep nothing")
-	if !tokenFlags {
-		return
-	}
-	fl.StringSliceVar(&f.opts.NotServers, "not-server", nil, "another configured server whose tool names could be read as --server's (e.g. wf__admin beside wf): its tools never get a token (repeatable)")
-	registerTokenFlags(fl, &f.opts, &f.pattern, &f.handles)
-}
-
-// registerTokenFlags adds the flags that say what is carried, shared by the
-// hooks and the proxy.
-func registerTokenFlags(fl *pflag.FlagSet, o *lifecycle.Options, pattern, handles *string) {
-	fl.IntVar(&o.MinLen, "min-token-length", token.DefaultMinLen, "shortest value taken from a `key: value` text line (values under the key in _meta or JSON are taken as they are)")
-	fl.StringVar(pattern, "token-pattern", "", "regular expression a value must match whole; replaces the length and letters-and-digits rules for text lines")
-	fl.StringVar(&o.Arg, "arg", "session_token", "tool argument the value is injected into (alone, it names --meta-key too)")
-	fl.StringVar(&o.MetaKey, "meta-key", "session_token", "key the server returns the value under (_meta, structuredContent, JSON text, `key: value` lines); default: --arg")
-	fl.StringSliceVar(&o.SkipTools, "skip-tool", []string{"start_session"}, "tool never injected (repeatable)")
-	fl.StringSliceVar(&o.StartTools, "start-tool", []string{"start_session"}, "tool that starts a session: when its result carries no value, the one held before is no longer injected (repeatable)")
-	fl.StringSliceVar(&o.KeepIf, "keep-if", nil, "do not inject when the call already carries this argument besides --arg (repeatable; e.g. checkpoint_handle for a server where a handle replaces the token)")
-	fl.StringVar(handles, "handles", "", "JSON file declaring the server's handles (docs/handles.md); replaces --arg, --meta-key, --token-pattern, --min-token-length, --skip-tool, --start-tool and --keep-if")
-}
-
-// resolveTokenFlags turns the token flags into options: --arg alone names
-// --meta-key too; --handles is read (only then: a hook without it reads no
-// file) and may not be mixed with the flags it replaces.
-func resolveTokenFlags(fl *pflag.FlagSet, o *lifecycle.Options, pattern, handles string) error {
-	if fl.Changed("arg") && !fl.Changed("meta-key") {
-		o.MetaKey = o.Arg
-	}
-	if handles != "" {
-		for _, name := range []string{"arg", "meta-key", "token-pattern", "min-token-length", "skip-tool", "start-tool", "keep-if"} {
-			if fl.Changed(name) {
-				return fmt.Errorf("--handles replaces --%s: declare it in %s instead", name, handles)
-			}
-		}
-		specs, err := readHandles(handles)
-		if err != nil {
-			return err
-		}
-		o.Handles = specs
-		return nil
-	}
-	if pattern != "" {
-		re, err := token.CompilePattern(pattern)
-		if err != nil {
-			return err
-		}
-		o.Pattern = re
-	}
-	return nil
-}
-
-// readHandles reads a --handles file.
-func readHandles(path string) ([]token.Spec, error) {
-	data, _, err := privfs.ReadRegular(path, "handles file", token.MaxHandlesFile)
-	if err != nil {
-		return nil, err
-	}
-	return token.ParseHandles(data, path)
+	registerCarried(fl, &f.opts, takes)
 }
 
 type hookFunc func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error)
@@ -151,10 +91,8 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 }
 
 func runHook(in *streams, f *hookFlags, needServer bool, fn hookFunc) (lifecycle.Outcome, error) {
-	if f.cmd.Flags().Lookup("arg") != nil {
-		if err := resolveTokenFlags(f.cmd.Flags(), &f.opts, f.pattern, f.handles); err != nil {
-			return lifecycle.Outcome{}, err
-		}
+	if err := f.opts.Resolve(f.cmd.Flags().Changed); err != nil {
+		return lifecycle.Outcome{}, err
 	}
 	if needServer {
 		if err := f.opts.ValidateHooks(); err != nil {
@@ -221,7 +159,7 @@ token as --arg to the call's arguments. Otherwise prints nothing.
 
 Always exits 0: on a problem it prints one line on stderr and the call
 proceeds unchanged.`)
-	f.register(cmd, true)
+	f.register(cmd, carry.Inject)
 	cmd.RunE = hookRunE(io, f, true, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
 		return lifecycle.Inject(ev, st, f.opts)
 	})
@@ -241,8 +179,7 @@ model reads, where the client allows it (`+displays(clientsWhere(rewritesResult)
 rewrite results: one line on stderr says so.
 
 Always exits 0: on a problem it prints one line on stderr.`))
-	f.register(cmd, true)
-	cmd.Flags().BoolVar(&f.opts.Redact, "redact", false, "remove the token from the result the model reads, where the client allows")
+	f.register(cmd, carry.Capture)
 	cmd.RunE = hookRunE(io, f, true, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
 		return lifecycle.Capture(ev, st, f.opts)
 	})
@@ -255,7 +192,7 @@ func newClearCmd(io *streams) *cobra.Command {
 		wrap(`Reads one hook event on stdin (the session-end event install wires it to: `+byValue(clientsWhere(all), func(c *hooks.Client) string { return c.SessionEnd })+`) and forgets the
 tokens held for its session: for the --server(s) given, else for every server.
 A server's current token goes too when that session wrote it.`))
-	f.register(cmd, false)
+	f.register(cmd, carry.Clear)
 	cmd.RunE = hookRunE(io, f, false, func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Outcome, error) {
 		return lifecycle.Clear(ev, st, f.opts.Servers)
 	})

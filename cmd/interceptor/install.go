@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
-	"github.com/interceptor-dev/interceptor/internal/lifecycle"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
 )
@@ -44,16 +44,8 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	}
 	fl.BoolVar(&f.proxy, "proxy", false, "instead of hooks, rewrite the server's entry in the client's own MCP config to run through interceptor proxy (a command) or interceptor-http proxy --url (a Streamable HTTP address); the hook options below that the proxy takes go with it")
 	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run: an absolute path whose name starts with interceptor (default: this binary's absolute path)")
-	fl.BoolVar(&f.hook.Redact, "redact", false, "capture with --redact ("+displays(clientsWhere(rewritesResult))+"; the others cannot rewrite what the model reads)")
-	fl.StringVar(&f.hook.Arg, "arg", "", "pass --arg to the hooks (alone, it names --meta-key too)")
-	fl.StringVar(&f.hook.MetaKey, "meta-key", "", "pass --meta-key to the hooks")
-	fl.IntVar(&f.hook.MinLen, "min-token-length", 0, "pass --min-token-length to the hooks")
-	fl.StringVar(&f.hook.TokenPattern, "token-pattern", "", "pass --token-pattern to the hooks")
-	fl.StringVar(&f.hook.Handles, "handles", "", "pass --handles FILE to the hooks (made absolute; docs/handles.md)")
-	fl.StringSliceVar(&f.hook.SkipTools, "skip-tool", nil, "pass --skip-tool to the hooks (repeatable)")
-	fl.StringSliceVar(&f.hook.StartTools, "start-tool", nil, "pass --start-tool to the hooks (repeatable)")
-	fl.StringSliceVar(&f.hook.KeepIf, "keep-if", nil, "pass --keep-if to the hooks (repeatable)")
-	fl.BoolVar(&f.hook.Sessionless, "sessionless", false, "pass --sessionless to the hooks (events without a session id share the server's latest values)")
+	registerPassedOn(fl, &f.hook.Options)
+	fl.Lookup("redact").Usage += " (" + displays(clientsWhere(rewritesResult)) + "; the others cannot rewrite what the model reads)"
 	fl.StringVar(&f.hook.StateDir, "state-dir", "", "pass --state-dir to the hooks (made absolute)")
 	fl.BoolVar(&f.deliver, "deliver", false, "install only the hooks that deliver the answers of --server's human tools (interceptor deliver; docs/human-tools.md)")
 	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
@@ -97,15 +89,6 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 		}
 	}
 	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun, Trust: f.trust, Deliver: f.deliver, Proxy: f.proxy}
-	if !cmd.Flags().Changed("skip-tool") {
-		o.Hook.SkipTools = nil
-	}
-	if !cmd.Flags().Changed("keep-if") {
-		o.Hook.KeepIf = nil
-	}
-	if !cmd.Flags().Changed("start-tool") {
-		o.Hook.StartTools = nil
-	}
 	if err := checkHookOptions(cmd, &o.Hook); err != nil {
 		return install.Options{}, install.Env{}, err
 	}
@@ -129,24 +112,22 @@ func checkHookOptions(cmd *cobra.Command, h *install.HookOptions) error {
 	if _, err := token.CompilePattern(h.TokenPattern); err != nil {
 		return err
 	}
-	if h.Handles == "" {
+	if h.HandlesFile == "" {
 		return nil
 	}
-	for _, name := range []string{"arg", "meta-key", "token-pattern", "min-token-length", "skip-tool", "start-tool", "keep-if"} {
-		if cmd.Flags().Changed(name) {
-			return fmt.Errorf("--handles replaces --%s: declare it in %s instead", name, h.Handles)
-		}
+	if err := h.CheckHandlesAlone(cmd.Flags().Changed); err != nil {
+		return err
 	}
-	abs, err := filepath.Abs(h.Handles)
+	abs, err := filepath.Abs(h.HandlesFile)
 	if err != nil {
 		return err
 	}
-	h.Handles = abs
-	specs, err := readHandles(abs)
+	h.HandlesFile = abs
+	specs, err := carry.ReadHandles(abs)
 	if err != nil {
 		return err
 	}
-	o := lifecycle.Options{Servers: []string{"x"}, Handles: specs}
+	o := carry.Options{Servers: []string{"x"}, Handles: specs}
 	return o.ValidateHooks()
 }
 

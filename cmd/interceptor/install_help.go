@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
@@ -60,9 +61,7 @@ server's tools, spelled as the client names them (`+codex.Display+`: workflow-se
 tools are `+spelled+`*). Where the client's tool names cannot
 tell two configured servers apart (`+codex.Display+`: wf and wf__admin), install reads
 the client's MCP server list and the hooks get --not-server for the other.
-The hook options given here (--redact, --arg, --meta-key, --min-token-length,
---token-pattern, --handles, --skip-tool, --start-tool, --keep-if,
---sessionless, --state-dir) go into the commands; doctor shows them.
+The hook options given here (`+passedOn()+`) go into the commands; doctor shows them.
 install reads no INTERCEPTOR_* variables: the hooks get only what is on
 this command line.
 
@@ -200,4 +199,16 @@ func installExample() string {
 		"  interceptor install " + codex + " --server wf --approve --approve-shell\n" +
 		"  interceptor install " + opencode + " --server wf --redact --skip-tool start_session --skip-tool resume\n" +
 		"  interceptor install " + codex + " --server wf --proxy"
+}
+
+// passedOn are install's flags that go into the hooks' commands: the
+// handle options install passes on (carry.Table), and --state-dir.
+func passedOn() string {
+	var names []string
+	for _, opt := range carry.Table {
+		if opt.Install != "" {
+			names = append(names, "--"+opt.Name)
+		}
+	}
+	return strings.Join(append(names, "--state-dir"), ", ")
 }

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/interceptor-dev/interceptor/internal/lifecycle"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/proxy"
 	"github.com/spf13/cobra"
 )
@@ -35,9 +35,6 @@ type proxyFlags struct {
 	hdrEnv   headerEnvFlags // --header-env, --bearer-env: header values from the environment
 	oauth    oauthFlags     // --client-id and the like: the relay's OAuth client (proxy_oauth.go)
 	stateDir stateDirFlag
-	pattern  string
-	handles  string
-	tok      lifecycle.Options // the token flags, shared with the hooks
 	grace    time.Duration
 	human    humanFlags
 }
@@ -116,7 +113,7 @@ server's exit code is the proxy's; its stderr passes through.`,
 	fl.StringArrayVar(&f.headers, "header", nil, `HTTP header sent to --url, "Name: value" (repeatable; the process list shows it: --header-env keeps a secret out)`)
 	f.hdrEnv.register(fl)
 	f.oauth.register(fl, true)
-	registerTokenFlags(fl, &f.tok, &f.pattern, &f.handles)
+	registerCarried(fl, &f.cfg.Options, carry.Proxy)
 	fl.BoolVar(&f.cfg.Persist, "persist", false, "also keep the token in the state store, and resume from it")
 	fl.StringVar(&f.cfg.Session, "session", "", "with --persist: the session the token is kept under (default: the server's current token)")
 	f.stateDir.register(cmd, "where --persist keeps tokens, and OAuth (--url) its own")
@@ -148,12 +145,9 @@ func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxy
 		}
 		cfg.Store = st
 	}
-	tok := f.tok
-	if err := resolveTokenFlags(cmd.Flags(), &tok, f.pattern, f.handles); err != nil {
+	if err := cfg.Options.Resolve(cmd.Flags().Changed); err != nil {
 		return nil, err
 	}
-	cfg.Handles, cfg.Arg, cfg.MetaKey, cfg.MinLen, cfg.Pattern = tok.Handles, tok.Arg, tok.MetaKey, tok.MinLen, tok.Pattern
-	cfg.SkipTools, cfg.StartTools, cfg.KeepIf = tok.SkipTools, tok.StartTools, tok.KeepIf
 	cfg.Log = io.Err
 	if f.human.file != "" {
 		h, err := f.human.served(&f.stateDir, cfg.Session, cfg.Arg)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -27,33 +28,32 @@ type streams struct {
 const envPrefix = "INTERCEPTOR_"
 
 // envFlags are the only flags an environment variable may set: where state
-// and the debug log go, and the token and handle options users give a
-// client's hooks (an OpenCode shim, a hook command shared by clients). A
-// variable is inherited by every process below the shell that set it, child
-// agents included, so none of them decides what is approved, allowed or
-// matched for approval, turns supervision off, reveals a token or says where
-// a token is sent: INTERCEPTOR_APPROVE=1 must not become `children create
-// --approve 1` (a regex that lets Bash run unasked), nor INTERCEPTOR_MATCH an
-// approve hook's --match. A variable that names any other flag of the
-// command being run is refused (applyEnv).
-var envFlags = map[string]bool{
-	"state-dir": true,
-	"debug-log": true,
-	"chat":      true, // interceptor children tags a child's requests with it (children.ChatEnv)
-	// The token and handle options of inject, capture and clear (proxy
-	// takes them too; install writes them into the hooks it installs, and
-	// itself reads no variable).
-	"server":           true,
-	"not-server":       true,
-	"arg":              true,
-	"meta-key":         true,
-	"min-token-length": true,
-	"token-pattern":    true,
-	"skip-tool":        true,
-	"keep-if":          true,
-	"handles":          true,
-	"start-tool":       true,
-	"redact":           true,
+// and the debug log go, and the handle options users give a client's hooks
+// (an OpenCode shim, a hook command shared by clients) that carry.Table lets
+// the environment set. A variable is inherited by every process below the
+// shell that set it, child agents included, so none of them decides what is
+// approved, allowed or matched for approval, turns supervision off, reveals
+// a token or says where a token is sent: INTERCEPTOR_APPROVE=1 must not
+// become `children create --approve 1` (a regex that lets Bash run unasked),
+// nor INTERCEPTOR_MATCH an approve hook's --match. A variable that names any
+// other flag of the command being run is refused (applyEnv).
+var envFlags = envAllowed()
+
+func envAllowed() map[string]bool {
+	allowed := map[string]bool{
+		"state-dir": true,
+		"debug-log": true,
+		"chat":      true, // interceptor children tags a child's requests with it (children.ChatEnv)
+	}
+	// The handle options of inject, capture and clear (proxy takes them
+	// too; install writes them into the hooks it installs, and itself reads
+	// no variable).
+	for _, opt := range carry.Table {
+		if opt.Env {
+			allowed[opt.Name] = true
+		}
+	}
+	return allowed
 }
 
 // envFlagList is envFlags as --flag names, sorted, for help and errors.

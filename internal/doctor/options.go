@@ -6,31 +6,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
-// carriedFlags are the hook options that say what is carried and how: the
-// ones inject and capture must agree on, since capture stores what inject
-// reads.
-var carriedFlags = []string{"--arg", "--meta-key", "--min-token-length", "--token-pattern", "--handles", "--skip-tool", "--start-tool", "--keep-if", "--sessionless"}
-
-// carried returns argv's carried options as written, in order.
+// carried returns the options of a hook's argv that inject and capture
+// must agree on (carry.Option.Agree: capture stores what inject reads), as
+// written, in order.
 func carried(argv []string) []string {
-	var out []string
-	for i := 2; i < len(argv); i++ {
-		a := argv[i]
-		name, _, inline := strings.Cut(a, "=")
-		if !slices.Contains(carriedFlags, name) {
-			continue
-		}
-		out = append(out, a)
-		if !inline && name != "--sessionless" && i+1 < len(argv) {
-			out = append(out, argv[i+1])
-			i++
-		}
+	if len(argv) < 2 {
+		return nil
 	}
-	return out
+	return carry.Given(argv[2:], func(o *carry.Option) bool { return o.Agree })
 }
 
 // describeCarried says in words what a hook with these options carries.

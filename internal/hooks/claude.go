@@ -3,6 +3,7 @@ package hooks
 import (
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
@@ -89,7 +90,7 @@ func (ClaudeCode) detect(p fields) bool {
 var claudePhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool, "SessionEnd": PhaseSessionEnd}
 
 func (ClaudeCode) parse(p fields) (*Event, error) {
-	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result { return mcpResult(p.get("tool_response")) })
+	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result { return carry.ReadResult(p.get("tool_response")) })
 }
 
 // Tool trusts mcp_server.name when Claude Code sends it: it is the server's

@@ -3,6 +3,7 @@ package hooks
 import (
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
@@ -83,7 +84,7 @@ func (Cline) parse(p fields) (*Event, error) {
 		return nil, err
 	}
 	if phase == PhasePostTool {
-		ev.result = func() token.Result { return mcpResult(p.get("tool_result.output")) }
+		ev.result = func() token.Result { return carry.ReadResult(p.get("tool_result.output")) }
 	}
 	return ev, nil
 }

@@ -3,6 +3,7 @@ package hooks
 import (
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
@@ -90,7 +91,7 @@ func (Codex) detect(p fields) bool {
 var codexPhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool, "SessionEnd": PhaseSessionEnd}
 
 func (Codex) parse(p fields) (*Event, error) {
-	return namedEvent(p, "session_id", codexPhases, func(p fields) token.Result { return mcpResult(p.get("tool_response")) })
+	return namedEvent(p, "session_id", codexPhases, func(p fields) token.Result { return carry.ReadResult(p.get("tool_response")) })
 }
 
 func (Codex) Tool(ev *Event, server string) (string, bool) {

@@ -1,12 +1,11 @@
 package hooks
 
 import (
+	"strings"
 	"time"
 
-	"strings"
-
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
-
 	"github.com/tidwall/gjson"
 )
 
@@ -68,7 +67,7 @@ var cursorPhases = map[string]Phase{
 }
 
 func (Cursor) parse(p fields) (*Event, error) {
-	return namedEvent(p, "conversation_id", cursorPhases, func(p fields) token.Result { return mcpResult(cursorOutput(p)) })
+	return namedEvent(p, "conversation_id", cursorPhases, func(p fields) token.Result { return carry.ReadResult(cursorOutput(p)) })
 }
 
 // cursorOutput is the tool result, parsed when Cursor sent it as a string.

@@ -23,8 +23,9 @@
 //     testdata/names/observed.json keeps what the real clients sent.
 //   - event.go holds Event, the Adapter every client's format implements,
 //     and Parse, which bounds a payload and detects its client.
-//   - mcp.go reads and redacts an MCP tool result in the shapes the clients
-//     pass it on; json.go builds replies from raw JSON.
+//   - mcp.go redacts an MCP tool result in the shapes the clients pass it
+//     on (carry.ReadResult, shared with the proxy, reads it); json.go builds
+//     replies from raw JSON.
 //   - decision.go is the Decision on a pre-tool call, from the supervisor
 //     or rule that makes it to the reply that renders it; deny.go the
 //     deny of a payload that could not be read (the approve hook).

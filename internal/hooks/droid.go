@@ -1,10 +1,10 @@
 package hooks
 
 import (
+	"strings"
 	"time"
 
-	"strings"
-
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 )
 
@@ -57,7 +57,7 @@ func (Droid) detect(p fields) bool {
 }
 
 func (Droid) parse(p fields) (*Event, error) {
-	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result { return mcpResult(p.get("tool_response")) })
+	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result { return carry.ReadResult(p.get("tool_response")) })
 }
 
 func (Droid) Tool(ev *Event, server string) (string, bool) {

@@ -3,6 +3,7 @@ package hooks
 import (
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
@@ -88,11 +89,11 @@ func (Gemini) parse(p fields) (*Event, error) {
 func geminiResult(resp gjson.Result) token.Result {
 	switch llm := resp.Get("llmContent"); {
 	case llm.IsArray():
-		return token.Result{Texts: contentTexts(llm)}
+		return token.Result{Texts: carry.ContentTexts(llm)}
 	case llm.Type == gjson.String:
 		return token.Result{Texts: []string{llm.Str}}
 	}
-	return mcpResult(resp)
+	return carry.ReadResult(resp)
 }
 
 // Tool trusts only mcp_context.server_name: Gemini's tool name mcp_S_T cannot

@@ -1,9 +1,9 @@
 package hooks
 
 import (
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/token"
-
 	"github.com/tidwall/gjson"
 )
 
@@ -96,7 +96,7 @@ func (OpenCode) parse(p fields) (*Event, error) {
 		return nil, err
 	}
 	if phase == PhasePostTool {
-		ev.result = func() token.Result { return mcpResult(p.get("output")) }
+		ev.result = func() token.Result { return carry.ReadResult(p.get("output")) }
 	}
 	return ev, nil
 }

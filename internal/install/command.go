@@ -5,88 +5,46 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 )
 
-// HookOptions are the hook flags passed through into the commands install
-// writes. Zero values mean "the hook's default" and are left out.
+// HookOptions are the hook options install writes into the commands it
+// installs: the handle options (carry.Table) and the state dir. Zero
+// values mean "the hook's default" and are left out; a list is nil for the
+// default, empty for explicitly none.
 type HookOptions struct {
-	Redact       bool
-	Arg          string
-	MetaKey      string
-	MinLen       int      // --min-token-length; 0: the hook's default
-	TokenPattern string   // --token-pattern
-	Handles      string   // --handles FILE, made absolute by the caller
-	Sessionless  bool     // --sessionless
-	StateDir     string   // made absolute by the caller
-	SkipTools    []string // nil: default; empty: explicitly none
-	KeepIf       []string // nil: default; empty: explicitly none
-	StartTools   []string // nil: default; empty: explicitly none
-	// NotServers are configured servers whose tool names collide with the
-	// server's under the client (hooks.Client.Collisions); install finds
-	// them in the client's MCP config.
-	NotServers []string
+	// Options are the handle options given to install. NotServers are
+	// configured servers whose tool names collide with the server's under
+	// the client (hooks.Client.Collisions); install finds them in the
+	// client's MCP config. Servers is never set: each hook names its own.
+	carry.Options
+	StateDir string // made absolute by the caller
 }
 
-// args are the hook flags as command-line words, in a fixed order. Redact is
-// handled per client (capture only, and only where the client can use it).
+// args are the options inject and capture share, as command-line words in
+// carry.Table's order, then the state dir. Redact is handled per client
+// (capture only, and only where the client can use it).
 func (o HookOptions) args() []string {
-	var out []string
-	for _, s := range o.NotServers {
-		out = append(out, "--not-server", s)
-	}
-	if o.Arg != "" {
-		out = append(out, "--arg", o.Arg)
-	}
-	if o.MetaKey != "" {
-		out = append(out, "--meta-key", o.MetaKey)
-	}
-	if o.MinLen > 0 {
-		out = append(out, "--min-token-length", strconv.Itoa(o.MinLen))
-	}
-	if o.TokenPattern != "" {
-		out = append(out, "--token-pattern", o.TokenPattern)
-	}
-	if o.Handles != "" {
-		out = append(out, "--handles", o.Handles)
-	}
-	out = append(out, sliceFlag("--skip-tool", o.SkipTools)...)
-	out = append(out, sliceFlag("--start-tool", o.StartTools)...)
-	out = append(out, sliceFlag("--keep-if", o.KeepIf)...)
-	if o.Sessionless {
-		out = append(out, "--sessionless")
-	}
+	return o.argsFor(func(opt *carry.Option) bool { return opt.Takers&carry.Inject != 0 && opt.Takers&carry.Capture != 0 })
+}
+
+// captureArgs are the options only capture takes (--redact), as
+// command-line words: written where the client can use them (its capture
+// can rewrite what the model reads).
+func (o HookOptions) captureArgs() []string {
+	return o.Options.Args(func(opt *carry.Option) bool { return opt.Takers == carry.Capture })
+}
+
+// argsFor are the options keep selects, then the state dir.
+func (o HookOptions) argsFor(keep func(*carry.Option) bool) []string {
+	out := o.Options.Args(keep)
 	if o.StateDir != "" {
 		out = append(out, "--state-dir", o.StateDir)
-	}
-	return out
-}
-
-// sliceFlag writes a string-slice flag the way pflag reads it back: one
-// flag per value (values are CSV, so one with a comma or quote is quoted),
-// or "--flag=" for an explicitly empty list.
-func sliceFlag(name string, vals []string) []string {
-	if vals == nil {
-		return nil
-	}
-	if len(vals) == 0 {
-		return []string{name + "="}
-	}
-	var out []string
-	for _, v := range vals {
-		if strings.ContainsAny(v, ",\"\n\r") || strings.TrimSpace(v) != v {
-			var sb strings.Builder
-			w := csv.NewWriter(&sb)
-			_ = w.Write([]string{v})
-			w.Flush()
-			v = strings.TrimRight(sb.String(), "\n")
-		}
-		out = append(out, name, v)
 	}
 	return out
 }
@@ -347,5 +305,8 @@ func sharedServers(servers []string, server string, carried, given []string) (_,
 		}
 	}
 	notServers = slices.DeleteFunc(slices.Clone(carried), func(n string) bool { return slices.Contains(servers, n) })
+	if len(notServers) == 0 {
+		notServers = nil // none: no --not-server at all (an empty list is written "--not-server=")
+	}
 	return servers, notServers, len(notServers) < len(carried)
 }

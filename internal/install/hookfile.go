@@ -3,6 +3,7 @@ package install
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/hooks"
@@ -40,7 +41,7 @@ func (h hookFile) entries(o Options) []hookEntry {
 	opts := o.Hook.args()
 	capture := opts
 	if o.Hook.Redact && c.RewritesResult {
-		capture = append(append([]string{}, opts...), "--redact")
+		capture = append(slices.Clip(opts), o.Hook.captureArgs()...)
 	}
 	m := toolMatcher(c, o.Server)
 	out := []hookEntry{

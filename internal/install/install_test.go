@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/testfiles"
 	"github.com/tailscale/hujson"
@@ -240,7 +241,7 @@ func TestHookOptionsPassThroughAndQuoting(t *testing.T) {
 	env := testEnv(t)
 	o := opts("claude-code", User)
 	o.Bin = "/opt/my tools/it's/interceptor"
-	o.Hook = HookOptions{Redact: true, Arg: "tok", MetaKey: "session token", StateDir: "/var/state dir", SkipTools: []string{"start_session", "resume"}, KeepIf: []string{}}
+	o.Hook = HookOptions{Options: carry.Options{Redact: true, Arg: "tok", MetaKey: "session token", SkipTools: []string{"start_session", "resume"}, KeepIf: []string{}}, StateDir: "/var/state dir"}
 	res, err := Install(env, o)
 	if err != nil {
 		t.Fatal(err)

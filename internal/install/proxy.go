@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/tailscale/hujson"
@@ -105,9 +106,7 @@ func ProxyArgv(command string, args []string) (bin string, ok bool) {
 
 // proxyArgs are the hook options the proxy takes, as its words.
 func (o HookOptions) proxyArgs() []string {
-	p := o
-	p.NotServers, p.Sessionless, p.Redact = nil, false, false
-	return p.args()
+	return o.argsFor(func(opt *carry.Option) bool { return opt.Takers&carry.Proxy != 0 })
 }
 
 // HTTPBin is the relay binary beside bin (interceptor-http, which

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/recipes"
 )
@@ -214,7 +215,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 		var options []string
 		options, notServers = splitNotServers(old.options())
 		if len(servers) > 0 && !slices.Contains(servers, o.Server) {
-			if !slices.Equal(options, given.args()) || slices.Contains(old.captureArgs, "--redact") != o.Hook.Redact {
+			if !slices.Equal(options, given.args()) || !slices.Equal(old.captureArgs, given.captureArgs()) {
 				notes = append(notes, fmt.Sprintf("the shim serves %s too; the hook options given now apply to every server it serves", strings.Join(servers, ", ")))
 			}
 		}
@@ -230,10 +231,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 		c.args = append(c.args, "--server", s)
 	}
 	c.args = append(c.args, given.args()...)
-	c.captureArgs = []string{}
-	if o.Hook.Redact {
-		c.captureArgs = []string{"--redact"}
-	}
+	c.captureArgs = append([]string{}, given.captureArgs()...)
 	if c.args == nil {
 		c.args = []string{}
 	}
@@ -294,7 +292,12 @@ func (oc shim) mergeDeliver(path string, doc []byte, o Options) ([]byte, []strin
 func splitNotServers(args []string) (rest, not []string) {
 	for i := 0; i < len(args); i++ {
 		if args[i] == "--not-server" && i+1 < len(args) {
-			not = append(not, args[i+1])
+			// As the hook reads it (carry.Args quotes a name with a comma).
+			if names, err := carry.ReadList(args[i+1]); err == nil {
+				not = append(not, names...)
+			} else {
+				not = append(not, args[i+1])
+			}
 			i++
 			continue
 		}

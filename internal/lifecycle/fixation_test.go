@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
@@ -15,8 +16,8 @@ const (
 	fakeTok = "eyJzaWQiOiJldmlsIn0.ATTACKER0123456789abcdefATTACKER"
 )
 
-func flagOptions() Options {
-	return Options{Servers: []string{"wf"}, Arg: "session_token", MetaKey: "session_token",
+func flagOptions() carry.Options {
+	return carry.Options{Servers: []string{"wf"}, Arg: "session_token", MetaKey: "session_token",
 		SkipTools: []string{"start_session"}, StartTools: []string{"start_session"}}
 }
 
@@ -142,7 +143,7 @@ func TestPerToolSourcesCloseRawFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := state.New(filepath.Join(t.TempDir(), "state"))
-	o := Options{Servers: []string{"wf"}, Handles: specs}
+	o := carry.Options{Servers: []string{"wf"}, Handles: specs}
 	if _, err := Capture(event(t, post("S", "start_session", "session_token: "+realTok)), st, o); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -38,14 +39,14 @@ func post(session, tool, text string) string {
 	return p
 }
 
-func indexOptions() Options {
+func indexOptions() carry.Options {
 	// What `--arg session_index` alone means: --meta-key too, start_session
 	// starts (the flag's default) and is skipped.
-	return Options{Servers: []string{"wf"}, Arg: "session_index", MetaKey: "session_index",
+	return carry.Options{Servers: []string{"wf"}, Arg: "session_index", MetaKey: "session_index",
 		SkipTools: []string{"start_session"}, StartTools: []string{"start_session"}}
 }
 
-func injected(t *testing.T, st *state.Store, o Options, session, tool string) (string, Outcome) {
+func injected(t *testing.T, st *state.Store, o carry.Options, session, tool string) (string, Outcome) {
 	t.Helper()
 	out, err := Inject(event(t, pre(session, tool, `{"activity_id":"a"}`)), st, o)
 	if err != nil {
@@ -133,7 +134,7 @@ func TestLegacyRecord(t *testing.T) {
 	if err := os.WriteFile(path, []byte(legacy), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Servers: []string{"wf"}, Arg: "session_token", MetaKey: "session_token"}
+	o := carry.Options{Servers: []string{"wf"}, Arg: "session_token", MetaKey: "session_token"}
 	out, err := Inject(event(t, pre("S", "next_step", `{}`)), st, o)
 	if err != nil || gjson.GetBytes(out.Reply, "hookSpecificOutput.updatedInput.session_token").Str != tok {
 		t.Fatalf("legacy record: %s %v", out.Reply, err)

@@ -1,22 +1,37 @@
 // Package proxy is proxy mode: interceptor runs as the client's MCP server,
 // relays every JSON-RPC message to the real server (a child process over
-// stdio, or a Streamable HTTP endpoint) and owns the session tokens on the
-// way: it removes the token argument from the tool schemas the client lists,
-// puts tokens into tool calls (the latest, or the one a stand-in names), takes
-// the new token out of each tool result, and shows every token of the session
-// as its stand-in in whatever the server sends the client.
+// stdio, or a Streamable HTTP endpoint) and carries the server's handles on
+// the way (a handle is any value the server mints and later calls pass
+// back: a session token, an index, a pid): it removes or describes a
+// handle's argument in the tool schemas the client lists, puts the values
+// held into tool calls (the one held for the call, or the one a stand-in
+// names), takes the new values out of each tool result, and shows every
+// long value of the session as its stand-in in whatever the server sends
+// the client.
 //
 // Messages are relayed as raw bytes. tools/list results, tools/call requests
 // and tools/call results are looked into and edited; other messages from the
-// server only have held tokens replaced. Every byte not edited passes through
-// exactly as it came. Messages too deep or too large to parse safely are
-// answered with JSON-RPC errors instead of relayed. The token logic itself is
-// internal/token's, shared with hook mode.
+// server only have held values replaced. Every byte not edited passes
+// through exactly as it came. Messages too deep or too large to parse safely
+// are answered with JSON-RPC errors instead of relayed. What is carried and
+// how is internal/carry's and internal/token's, shared with hook mode: this
+// package is the adapter that keeps a connection's values in memory (and in
+// the state store with --persist).
 //
 // The files:
 //
-//   - rewrite.go is the Rewriter: what is edited in each message, either
-//     way (Config says how).
+//   - rewrite.go is the Rewriter (Config says what it carries): what a
+//     connection holds, and how each message, or each member of a batch,
+//     is routed to what edits it, or refused.
+//   - calls.go edits a tools/call request: values in (token.Fill), a start
+//     tool retiring the value held before (carry.Retire).
+//   - results.go edits the server's responses: a tools/call result's values
+//     taken (carry.Take), the connection's carry.Holder, --persist.
+//   - tools.go rewrites a tools/list result's schemas for the handles each
+//     tool takes, and learns from it which tools take which.
+//   - redact.go shows every value held as its stand-in in what the server
+//     sends (quickly ruling out messages that cannot hold one), and splices
+//     edits into a message.
 //   - stdio.go relays to a server started as a child process (Stdio), and
 //     ends it when the client goes.
 //   - lines.go reads newline-delimited messages with a size bound.

@@ -3,6 +3,7 @@ package proxy
 import (
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
@@ -15,8 +16,8 @@ import (
 // call must still get the parent's index; with --arg alone the handle
 // rotates, and it gets the child's.
 func TestArgAloneKeepsTheParentsIndex(t *testing.T) {
-	rw := newRW(t, Config{Server: "workflow-server", Arg: "session_index", MetaKey: "session_index", MinLen: token.DefaultMinLen,
-		SkipTools: []string{"start_session"}, StartTools: []string{"start_session"}})
+	rw := newRW(t, Config{Server: "workflow-server", Options: carry.Options{Arg: "session_index", MetaKey: "session_index", MinLen: token.DefaultMinLen,
+		SkipTools: []string{"start_session"}, StartTools: []string{"start_session"}}})
 	call := func(id, tool, args string) []byte {
 		return rw.fromClient([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/tidwall/gjson"
 )
@@ -20,7 +21,7 @@ func dcConfig(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Server: "desktop-commander", Handles: specs}
+	return Config{Server: "desktop-commander", Options: carry.Options{Handles: specs}}
 }
 
 func callMsg(id, tool, args string) []byte { return []byte(call(id, tool, args)) }
@@ -80,7 +81,7 @@ func TestProxyHandlesSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rw := newRW(t, Config{Server: "wf", Handles: specs})
+	rw := newRW(t, Config{Server: "wf", Options: carry.Options{Handles: specs}})
 	rw.fromClient([]byte(`{"jsonrpc":"2.0","id":"L","method":"tools/list"}`))
 	list := rw.fromServer([]byte(`{"jsonrpc":"2.0","id":"L","result":{"tools":[
 	 {"name":"start_session","inputSchema":{"type":"object","properties":{"workflow_id":{"type":"string"}}}},

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/tidwall/gjson"
 )
 
@@ -22,7 +23,7 @@ func (h fakeHuman) Call(name, args string) (string, bool) {
 
 func TestHumanToolsInTheProxy(t *testing.T) {
 	h := fakeHuman{release: make(chan struct{})}
-	rw, err := New(Config{Arg: "session_token", MetaKey: "session_token", Human: h})
+	rw, err := New(Config{Options: carry.Options{Arg: "session_token", MetaKey: "session_token"}, Human: h})
 	if err != nil {
 		t.Fatal(err)
 	}

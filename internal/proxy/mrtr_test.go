@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,7 +31,7 @@ func TestOwnResultsCarryResultType(t *testing.T) {
 
 	h := fakeHuman{release: make(chan struct{})}
 	close(h.release)
-	rw = newRW(t, Config{Arg: "session_token", MetaKey: "session_token", Human: h})
+	rw = newRW(t, Config{Options: carry.Options{Arg: "session_token", MetaKey: "session_token"}, Human: h})
 	later := make(chan string, 2)
 	rw.SetLater(func(b []byte) { later <- string(b) })
 	rw.FromClient([]byte(`{"jsonrpc":"2.0","id":"m","method":"tools/call","params":{"name":"ask_user","arguments":{},` + modernMeta + `}}`))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
@@ -22,10 +23,8 @@ const (
 
 func testConfig() Config {
 	return Config{
-		Server:    "wf",
-		Arg:       "session_token",
-		MetaKey:   "session_token",
-		SkipTools: []string{"start_session"},
+		Server:  "wf",
+		Options: carry.Options{Arg: "session_token", MetaKey: "session_token", SkipTools: []string{"start_session"}},
 	}
 }
 
@@ -413,5 +412,25 @@ func TestBatchWithAnUnknownStandIn(t *testing.T) {
 	only := `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"next_step","arguments":{"session_token":"` + unknown + `"}}}]`
 	if out := rw.FromClient([]byte(only)); !out.Drop || len(out.Back) == 0 {
 		t.Fatalf("a batch of one refused call: drop %t, answer %q", out.Drop, out.Back)
+	}
+}
+
+// TestTextBlockWithoutType: the proxy reads a result as hooks do
+// (carry.ReadResult): a content block without a type that has a text is
+// a text block (hooks read Gemini CLI's parts so; MCP wants a type, and a
+// server that leaves it out still wrote the text itself), while an
+// embedded resource's text and a resource link's description stay unread.
+func TestTextBlockWithoutType(t *testing.T) {
+	rw := newRW(t, testConfig())
+	rw.fromClient([]byte(call(`"boot"`, "start_session", `{}`)))
+	rw.fromServer([]byte(`{"jsonrpc":"2.0","id":"boot","result":{"content":[{"text":"Started.\nsession_token: ` + tok1 + `"}]}}`))
+	if got := rw.Token(); got != tok1 {
+		t.Fatalf("a text block without a type: holds %q, want its token", got)
+	}
+	rw.fromClient([]byte(call("2", "read_file", `{}`)))
+	rw.fromServer([]byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"session_token: ` + tok2 + `"}},` +
+		`{"type":"resource_link","uri":"file:///a","name":"a","description":"session_token: ` + tok2 + `"}]}}`))
+	if got := rw.Token(); got != tok1 {
+		t.Fatalf("a resource's text was taken: holds %q", got)
 	}
 }

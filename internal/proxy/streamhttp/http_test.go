@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/proxy"
 	"github.com/interceptor-dev/interceptor/internal/proxy/proxytest"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
@@ -211,8 +212,8 @@ func TestReadSSE(t *testing.T) {
 
 func newRW(t *testing.T) *proxy.Rewriter {
 	t.Helper()
-	rw, err := proxy.New(proxy.Config{Server: "wf", Arg: "session_token", MetaKey: "session_token",
-		SkipTools: []string{"start_session"}, KeepIf: []string{"session_token", "checkpoint_handle"}})
+	rw, err := proxy.New(proxy.Config{Server: "wf", Options: carry.Options{Arg: "session_token", MetaKey: "session_token",
+		SkipTools: []string{"start_session"}, KeepIf: []string{"session_token", "checkpoint_handle"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestHTTPRefusalsAreAnswered(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"next_step","arguments":{"x":"` + big + `"}}}`,
 		`{"jsonrpc":"2.0","id":"stand-in","method":"tools/call","params":{"name":"next_step","arguments":{"session_token":"` + unknown + `"}}}`,
 	}, "\n") + "\n"
-	rw, err := proxy.New(proxy.Config{Server: "wf", Arg: "session_token", MetaKey: "session_token", MaxMessage: max})
+	rw, err := proxy.New(proxy.Config{Server: "wf", Options: carry.Options{Arg: "session_token", MetaKey: "session_token"}, MaxMessage: max})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/proxy"
 	"github.com/interceptor-dev/interceptor/internal/proxy/proxytest"
 	"github.com/interceptor-dev/interceptor/internal/testfiles"
@@ -66,7 +67,7 @@ func TestRelayMemoryIsBounded(t *testing.T) {
 		in.WriteString(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"next_step","arguments":{}}}` + "\n")
 	}
 	in.WriteString(`{"jsonrpc":"2.0","id":"after","method":"ping"}` + "\n")
-	rw, err := proxy.New(proxy.Config{Server: "wf", Arg: "session_token", MetaKey: "session_token", MaxMessage: limit})
+	rw, err := proxy.New(proxy.Config{Server: "wf", Options: carry.Options{Arg: "session_token", MetaKey: "session_token"}, MaxMessage: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
