@@ -236,9 +236,9 @@ func TestDesktopNotification(t *testing.T) {
 	}
 	bin := t.TempDir()
 	out := filepath.Join(t.TempDir(), "args")
-	// Written aside and renamed: the test polls the file, and a half
-	// written one read the first line only.
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + out + ".part && mv " + out + ".part " + out + "\n"
+	// One write of all the lines (PATH holds no mv): the test polls the
+	// file, and a half-written one read as the first line only.
+	script := "#!/bin/sh\nall=''\nfor a in \"$@\"; do all=\"$all$a\n\"; done\nprintf '%s' \"$all\" > " + out + "\n"
 	if err := os.WriteFile(filepath.Join(bin, "notify-send"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
