@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interceptor-dev/interceptor/internal/cli"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -21,7 +22,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"interceptor": func() {
-			os.Exit(run(os.Args[1:], &streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, exit: os.Exit}))
+			os.Exit(cli.Main(os.Args[1:], cli.System()))
 		},
 	})
 }
@@ -178,36 +179,4 @@ func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	})
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out.String()), 0o644))
-}
-
-func TestRunDirect(t *testing.T) {
-	// The command can be driven with injected streams, no process needed.
-	var out, errb bytes.Buffer
-	code := run([]string{"version"}, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
-	if code != 0 || !strings.HasPrefix(out.String(), "interceptor ") {
-		t.Fatalf("version: code %d out %q err %q", code, out.String(), errb.String())
-	}
-	out.Reset()
-	errb.Reset()
-	code = run([]string{"inject", "--server", "wf"}, &streams{In: strings.NewReader("not json"), Out: &out, Err: &errb})
-	if code != 0 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 {
-		t.Fatalf("bad stdin: code %d out %q err %q", code, out.String(), errb.String())
-	}
-	// A command line that names no flag or command there is: a usage
-	// error, exit 2 (issue 23: unknown subcommands printed help, exit 0).
-	for _, args := range [][]string{{"token", "show", "--bogus"}, {"children", "rm"}, {"approvals", "frob"}, {"token", "frob"}, {"frob"}} {
-		errb.Reset()
-		code = run(args, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
-		if code != 2 || strings.Count(errb.String(), "\n") != 1 {
-			t.Fatalf("%v exits %d with %q, want 2 and one line", args, code, errb.String())
-		}
-	}
-	// A hook's bad flag still exits 0: the call must go on.
-	if code = run([]string{"inject", "--bogus"}, &streams{In: strings.NewReader("{}"), Out: &out, Err: &errb}); code != 0 {
-		t.Fatalf("a hook with a bad flag exits %d, want 0", code)
-	}
-	// A command that ran and failed exits 1.
-	if code = run([]string{"token", "show", "--server", "nothing-here", "--state-dir", t.TempDir()}, &streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 1 {
-		t.Fatalf("a failed command exits %d, want 1", code)
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // maxAnswer bounds an answer read from stdin.
 const maxAnswer = 1 << 20
 
-func newApprovalsAnswerCmd(io *streams) *cobra.Command {
+func newApprovalsAnswerCmd(io *IO) *cobra.Command {
 	f := &approvalsFlags{}
 	cmd := &cobra.Command{
 		Use:   "answer ID [TEXT]",

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ func (f *approvalsFlags) register(cmd *cobra.Command) {
 	f.stateDirFlag.register(cmd, "state dir holding the approval queue")
 }
 
-func newApprovalsCmd(io *streams) *cobra.Command {
+func newApprovalsCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approvals",
 		Short: "The supervisor's side of the approval queue: list, show, allow, deny, watch, prune",
@@ -38,7 +38,7 @@ supervisor.`,
 	return withSubcommands(cmd)
 }
 
-func newApprovalsListCmd(io *streams) *cobra.Command {
+func newApprovalsListCmd(io *IO) *cobra.Command {
 	f := &approvalsFlags{}
 	var all, asJSON bool
 	var limit int
@@ -151,7 +151,7 @@ func printJSONArray(w io.Writer, records []string) error {
 	return err
 }
 
-func newApprovalsShowCmd(io *streams) *cobra.Command {
+func newApprovalsShowCmd(io *IO) *cobra.Command {
 	f := &approvalsFlags{}
 	cmd := &cobra.Command{
 		Use:   "show ID",
@@ -174,7 +174,7 @@ func newApprovalsShowCmd(io *streams) *cobra.Command {
 	return cmd
 }
 
-func newApprovalsDecideCmd(io *streams, allow bool) *cobra.Command {
+func newApprovalsDecideCmd(io *IO, allow bool) *cobra.Command {
 	f := &approvalsFlags{}
 	var message, updated string
 	verb := "deny"
@@ -212,7 +212,7 @@ func newApprovalsDecideCmd(io *streams, allow bool) *cobra.Command {
 	return cmd
 }
 
-func newApprovalsPruneCmd(io *streams) *cobra.Command {
+func newApprovalsPruneCmd(io *IO) *cobra.Command {
 	f := &approvalsFlags{}
 	var olderThan time.Duration
 	cmd := &cobra.Command{

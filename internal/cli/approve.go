@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -40,7 +40,7 @@ type approveFlags struct {
 	envErr error
 }
 
-func newApproveCmd(io *streams) *cobra.Command {
+func newApproveCmd(io *IO) *cobra.Command {
 	f := &approveFlags{}
 	cmd := hookCmd("approve [--match REGEX] [--timeout 5m] [--on-timeout deny|allow]",
 		"Pre-tool hook: hold a tool call until a supervisor allows or denies it",
@@ -130,7 +130,7 @@ func (o *onceWriter) reply(b []byte) error {
 // variable so tests need not wait 5 s).
 var approveReadDeadline = hookDeadline
 
-func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
+func runApprove(cmd *cobra.Command, io *IO, f *approveFlags) (err error) {
 	client, err := hooks.Lookup(f.client)
 	if err != nil {
 		return fmt.Errorf("approve: %w", err)
@@ -160,11 +160,11 @@ func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
 	if f.envErr != nil {
 		return a.failClosed(f.envErr)
 	}
-	if io.exit != nil {
+	if io.Exit != nil {
 		t := time.AfterFunc(f.timeout+approveGrace, func() {
 			err := a.failClosed(fmt.Errorf("gave up after %s", f.timeout+approveGrace))
 			fmt.Fprintf(io.Err, "interceptor: %s\n", oneLine(err.Error()))
-			io.exit(0)
+			io.Exit(0)
 		})
 		defer t.Stop()
 	}
@@ -174,18 +174,18 @@ func runApprove(cmd *cobra.Command, io *streams, f *approveFlags) (err error) {
 // approveRun is one run of the approve hook: the event it answers and
 // where the answer goes.
 type approveRun struct {
-	io     *streams
+	io     *IO
 	f      *approveFlags
 	client hooks.Adapter // nil with --client auto
 	ev     *hooks.Event  // once read
 	out    *onceWriter
 }
 
-// readEvent reads the event on stdin. In the process (io.exit set) a
+// readEvent reads the event on stdin. In the process (io.Exit set) a
 // watchdog denies and exits when stdin is not closed within
 // approveReadDeadline; answered reports that it did.
 func (a *approveRun) readEvent() (payload []byte, answered bool, err error) {
-	if a.io.exit == nil {
+	if a.io.Exit == nil {
 		payload, err = readAllLimited(a.io.In)
 		return payload, false, err
 	}
@@ -194,7 +194,7 @@ func (a *approveRun) readEvent() (payload []byte, answered bool, err error) {
 		err := a.denyUnread(fmt.Errorf("gave up reading the event on stdin after %s", approveReadDeadline))
 		fmt.Fprintf(a.io.Err, "interceptor: %s\n", oneLine(err.Error()))
 		close(done)
-		a.io.exit(0)
+		a.io.Exit(0)
 	})
 	payload, err = readAllLimited(a.io.In)
 	if !t.Stop() {

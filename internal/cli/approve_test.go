@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func startApprove(t *testing.T, dir string, payload []byte, args ...string) (wai
 	var out, errb syncBuf
 	code := make(chan int, 1)
 	go func() {
-		code <- run(append([]string{"approve", "--state-dir", dir}, args...), &streams{In: bytes.NewReader(payload), Out: &out, Err: &errb})
+		code <- run(append([]string{"approve", "--state-dir", dir}, args...), &IO{In: bytes.NewReader(payload), Out: &out, Err: &errb})
 	}()
 	return func() (string, string, int) {
 		select {
@@ -80,7 +80,7 @@ func pendingIDs(t *testing.T, dir string, n int) []string {
 
 func cli(t *testing.T, args ...string) (string, int) {
 	var out, errb bytes.Buffer
-	c := run(args, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	c := run(args, &IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return out.String() + errb.String(), c
 }
 
@@ -237,7 +237,7 @@ func TestApproveStdinWatchdog(t *testing.T) {
 	var out, errb syncBuf
 	exited := make(chan int, 1)
 	go run([]string{"approve", "--client", "codex", "--state-dir", t.TempDir()},
-		&streams{In: pr, Out: &out, Err: &errb, exit: func(c int) { exited <- c }})
+		&IO{In: pr, Out: &out, Err: &errb, Exit: func(c int) { exited <- c }})
 	select {
 	case c := <-exited:
 		if c != 0 {

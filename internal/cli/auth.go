@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -17,9 +17,9 @@ type authFlags struct {
 // It is set only in builds with the proxyhttp tag (auth_http.go), as
 // runHTTP is: the OAuth client needs net/http, which would slow every
 // hook's start-up.
-var runAuth func(cmd *cobra.Command, sub string, f *authFlags, io *streams) error
+var runAuth func(cmd *cobra.Command, sub string, f *authFlags, io *IO) error
 
-func newAuthCmd(io *streams) *cobra.Command {
+func newAuthCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
 		Short: "OAuth for proxy --url: authorize the relay with a server ahead of time, see or forget its tokens",

@@ -1,6 +1,6 @@
 //go:build proxyhttp
 
-package main
+package cli
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ func newOAuthClient(url string, o *oauthOptions, logf func(string, ...any)) (*oa
 }
 
 func init() {
-	runAuth = func(cmd *cobra.Command, sub string, f *authFlags, io *streams) error {
+	runAuth = func(cmd *cobra.Command, sub string, f *authFlags, io *IO) error {
 		logf := func(format string, a ...any) { fmt.Fprintf(io.Err, "interceptor: "+format+"\n", a...) }
 		if sub == "status" && f.url == "" {
 			return authStatusAll(f, io)
@@ -91,7 +91,7 @@ func init() {
 var errNotAuthorized = errors.New("auth status: the relay is not authorized with this server (the line above)")
 
 // authStatusAll lists every server the relay keeps an authorization for.
-func authStatusAll(f *authFlags, io *streams) error {
+func authStatusAll(f *authFlags, io *IO) error {
 	dir, err := f.stateDir.resolve()
 	if err != nil {
 		return err

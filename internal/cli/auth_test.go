@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func TestAuthStatusAndLogout(t *testing.T) {
 	}
 	runAuthCmd := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		code := run(append(args, "--state-dir", dir), &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		code := run(append(args, "--state-dir", dir), &IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 		return code, out.String() + errb.String()
 	}
 	code, out := runAuthCmd("auth", "status", "--url", "HTTPS://MCP.example.com:443/mcp/")

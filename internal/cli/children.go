@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func childrenSub(use, short string, args cobra.PositionalArgs, run func(cmd *cob
 	return cmd
 }
 
-func newChildrenCmd(io *streams) *cobra.Command {
+func newChildrenCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "children",
 		Short: "Child agents run headless for a parent: create, chat, list, show, follow, cancel",
@@ -64,7 +64,7 @@ agent uses the same through interceptor mcp --role supervisor
 	return withSubcommands(cmd)
 }
 
-func newChildrenCreateCmd(io *streams) *cobra.Command {
+func newChildrenCreateCmd(io *IO) *cobra.Command {
 	c := children.Child{}
 	var env []string
 	approvalsOn := true
@@ -119,7 +119,7 @@ func honours(opt string) func(children.Traits) bool {
 // approve hook.
 func hookApprovals(t children.Traits) bool { return t.HookApprovals }
 
-func newChildrenChatCmd(io *streams) *cobra.Command {
+func newChildrenChatCmd(io *IO) *cobra.Command {
 	var follow bool
 	cmd := childrenSub("chat CHILD [PROMPT...] [--follow]",
 		"Start a chat with a child (the prompt from the arguments, else stdin); prints its chat id", cobra.MinimumNArgs(1),
@@ -159,7 +159,7 @@ func io2string(r io.Reader) (string, error) {
 	return strings.TrimSpace(string(b)), err
 }
 
-func newChildrenListCmd(io *streams) *cobra.Command {
+func newChildrenListCmd(io *IO) *cobra.Command {
 	var asJSON bool
 	cmd := childrenSub("list [--json]", "List the children and the status of each one's latest chat", cobra.NoArgs,
 		func(_ *cobra.Command, cs *children.Store, q *approvals.Store, _ []string) error {
@@ -207,7 +207,7 @@ func chatFor(cs *children.Store, arg string) (string, error) {
 	return children.ChatID(c.ID, c.Chats), nil
 }
 
-func newChildrenShowCmd(io *streams) *cobra.Command {
+func newChildrenShowCmd(io *IO) *cobra.Command {
 	return childrenSub("show CHILD|CHAT", "Show a child, and its latest chat (or the chat named) as poll returns it", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, cs *children.Store, q *approvals.Store, args []string) error {
 			id, err := chatFor(cs, args[0])
@@ -233,7 +233,7 @@ func newChildrenShowCmd(io *streams) *cobra.Command {
 		})
 }
 
-func newChildrenFollowCmd(io *streams) *cobra.Command {
+func newChildrenFollowCmd(io *IO) *cobra.Command {
 	var from int
 	var asJSON bool
 	cmd := childrenSub("follow CHILD|CHAT [--from N] [--json]", "Print a chat's events as they come (like tail -f) until it ends", cobra.ExactArgs(1),
@@ -258,7 +258,7 @@ type chatEnd struct {
 
 // followChat prints events until the chat ends (or Ctrl-C, which is no
 // end: failed stays false).
-func followChat(ctx context.Context, io *streams, cs *children.Store, q *approvals.Store, id string, from int, asJSON bool) (chatEnd, error) {
+func followChat(ctx context.Context, io *IO, cs *children.Store, q *approvals.Store, id string, from int, asJSON bool) (chatEnd, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -369,7 +369,7 @@ func clipLine(s string) string {
 	return fmt.Sprintf("%s… [cut: %d of %d bytes shown; children follow --json has it whole]", s[:i], i, len(s))
 }
 
-func newChildrenCancelCmd(io *streams) *cobra.Command {
+func newChildrenCancelCmd(io *IO) *cobra.Command {
 	return childrenSub("cancel CHILD|CHAT", "Cancel a running chat: its client's whole process group ends", cobra.ExactArgs(1),
 		func(_ *cobra.Command, cs *children.Store, _ *approvals.Store, args []string) error {
 			id, err := chatFor(cs, args[0])
@@ -385,7 +385,7 @@ func newChildrenCancelCmd(io *streams) *cobra.Command {
 		})
 }
 
-func newChildrenRunnerCmd(io *streams) *cobra.Command {
+func newChildrenRunnerCmd(io *IO) *cobra.Command {
 	var chat string
 	var approveTimeout time.Duration
 	cmd := childrenSub("runner --chat ID", "Run one chat to its end (started detached by chat_async and children chat)", cobra.NoArgs,

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -77,7 +77,7 @@ func TestDecidedByFactsMCPSupervisor(t *testing.T) {
 	var errb bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run([]string{"mcp", "--role", "supervisor", "--state-dir", dir}, &streams{In: inR, Out: &out, Err: &errb})
+		code <- run([]string{"mcp", "--role", "supervisor", "--state-dir", dir}, &IO{In: inR, Out: &out, Err: &errb})
 	}()
 	io.WriteString(inW, lines)
 	for deadline := time.Now().Add(5 * time.Second); strings.Count(out.String(), "\n") < 2 && time.Now().Before(deadline); {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newDeliverCmd(io *streams) *cobra.Command {
+func newDeliverCmd(io *IO) *cobra.Command {
 	f := &hookFlags{}
 	cmd := hookCmd("deliver", "Prompt hook: hand the model the answers a person gave to its parked human tool calls",
 		`Reads one hook event on stdin and acts by its kind:

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ var demoEvents embed.FS
 // demoClient is the client whose events the demo replays.
 var demoClient = &hooks.ClaudeCodeClient
 
-func newDemoCmd(io *streams) *cobra.Command {
+func newDemoCmd(io *IO) *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
 		Short: "Show the token lifecycle on built-in sample events (uses a temporary state dir)",
@@ -64,10 +64,10 @@ func newDemoCmd(io *streams) *cobra.Command {
 
 // demoStep runs one hook command in this process, exactly as a client would
 // run it, and returns its reply.
-func demoStep(io *streams, dir string, event []byte, args ...string) ([]byte, error) {
+func demoStep(io *IO, dir string, event []byte, args ...string) ([]byte, error) {
 	fmt.Fprintf(io.Out, "   $ interceptor %s < event.json\n", strings.Join(args, " "))
 	var out, errb bytes.Buffer
-	code := run(append(args, "--state-dir", dir), &streams{In: bytes.NewReader(event), Out: &out, Err: &errb})
+	code := run(append(args, "--state-dir", dir), &IO{In: bytes.NewReader(event), Out: &out, Err: &errb})
 	if code != 0 || errb.Len() > 0 || out.Len() == 0 {
 		return nil, fmt.Errorf("demo step %q failed (exit %d): %s", args[0], code, oneLine(errb.String()))
 	}

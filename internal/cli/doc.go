@@ -1,4 +1,4 @@
-// Command interceptor sits in the tool-call path of AI coding agents and owns
+// Package cli is the command line of interceptor, which sits in the tool-call path of AI coding agents and owns
 // the session token of token-authenticated MCP servers, so the model never
 // has to type it. README.md says how to use it; this is a map of the code.
 //
@@ -24,4 +24,4 @@
 //     version.go.
 //   - factory.go: the --state-dir flag, resolved once, and the token store
 //     and approval queue opened from it.
-package main
+package cli

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // is 1, with no further message.
 var errReported = errors.New("doctor found problems (the fail lines above)")
 
-func newDoctorCmd(io *streams) *cobra.Command {
+func newDoctorCmd(io *IO) *cobra.Command {
 	var asJSON bool
 	var project string
 	var stateDir stateDirFlag
@@ -70,7 +70,7 @@ same report as one JSON object.`),
 	return cmd
 }
 
-func printDoctor(io *streams, rep doctor.Report) {
+func printDoctor(io *IO, rep doctor.Report) {
 	line := func(f doctor.Finding) {
 		fmt.Fprintf(io.Out, "  %-4s  %s\n", f.Level, f.Message)
 	}

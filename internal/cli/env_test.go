@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func TestEnvNeverWidens(t *testing.T) {
 	payload := fixtureFile(t, "claude-code.PreToolUse.text.json") // mcp__wf__next_step
 	runIn := func(t *testing.T, in []byte, args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
-		code := run(args, &streams{In: bytes.NewReader(in), Out: &out, Err: &errb})
+		code := run(args, &IO{In: bytes.NewReader(in), Out: &out, Err: &errb})
 		return out.String(), errb.String(), code
 	}
 	t.Run("INTERCEPTOR_APPROVE=1 is not children create --approve", func(t *testing.T) {

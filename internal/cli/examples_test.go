@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func (h exampleHook) run(t *testing.T, stateDir string, payload []byte) (string,
 		}
 	}
 	var out, errb bytes.Buffer
-	code := run(append(args[1:], "--state-dir", stateDir), &streams{In: bytes.NewReader(payload), Out: &out, Err: &errb})
+	code := run(append(args[1:], "--state-dir", stateDir), &IO{In: bytes.NewReader(payload), Out: &out, Err: &errb})
 	if code != 0 {
 		t.Fatalf("%s: exit %d", h.event, code)
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package cli
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func TestHelperUnderFileLimit(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "setrlimit:", err)
 		os.Exit(3)
 	}
-	os.Exit(run(args, &streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, exit: os.Exit}))
+	os.Exit(run(args, &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Exit: os.Exit}))
 }
 
 // underFileLimit runs interceptor args in a process that cannot write a

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func parseAge(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func newGCCmd(io *streams) *cobra.Command {
+func newGCCmd(io *IO) *cobra.Command {
 	var olderThan string
 	var stateDir stateDirFlag
 	var dryRun bool

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -105,7 +105,7 @@ type hookFunc func(ev *hooks.Event, st *state.Store, f *hookFlags) (lifecycle.Ou
 
 // hookRunE reads one event from stdin and runs fn on it. Whatever happens the
 // command succeeds: problems become one stderr line, never a blocked call.
-func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cobra.Command, []string) error {
+func hookRunE(io *IO, f *hookFlags, needServer bool, fn hookFunc) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) (err error) {
 		interactive := onTerminal(io.In)
 		if interactive {
@@ -113,7 +113,7 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 			// give up on them after the hook's deadline.
 			fmt.Fprintf(io.Err, "interceptor %s reads one hook event (a JSON object, as a client's hook sends it) on stdin: paste one and end with Ctrl-D; see --help\n", cmd.Name())
 		}
-		if io.exit != nil && !interactive {
+		if io.Exit != nil && !interactive {
 			// A hook process lives for milliseconds and its payload is capped
 			// at 8 MiB: collecting garbage would only cost time (a third of a
 			// 1 MiB call). The memory limit keeps the collector as a backstop.
@@ -121,7 +121,7 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 			debug.SetMemoryLimit(256 << 20)
 			t := time.AfterFunc(hookDeadline, func() {
 				fmt.Fprintf(io.Err, "interceptor: %s: gave up after %s; the tool call proceeds unchanged\n", cmd.Name(), hookDeadline)
-				io.exit(0)
+				io.Exit(0)
 			})
 			defer t.Stop()
 		}
@@ -150,7 +150,7 @@ func hookRunE(io *streams, f *hookFlags, needServer bool, fn hookFunc) func(*cob
 	}
 }
 
-func runHook(in *streams, f *hookFlags, needServer bool, fn hookFunc) (lifecycle.Outcome, error) {
+func runHook(in *IO, f *hookFlags, needServer bool, fn hookFunc) (lifecycle.Outcome, error) {
 	if f.cmd.Flags().Lookup("arg") != nil {
 		if err := resolveTokenFlags(f.cmd.Flags(), &f.opts, f.pattern, f.handles); err != nil {
 			return lifecycle.Outcome{}, err
@@ -211,7 +211,7 @@ func hookCmd(use, short, long string) *cobra.Command {
 	}
 }
 
-func newInjectCmd(io *streams) *cobra.Command {
+func newInjectCmd(io *IO) *cobra.Command {
 	f := &hookFlags{}
 	cmd := hookCmd("inject --server NAME", "Pre-tool hook: put the held token into a call to the server's tools",
 		`Reads one pre-tool hook event on stdin. When the call is to a tool of a
@@ -228,7 +228,7 @@ proceeds unchanged.`)
 	return cmd
 }
 
-func newCaptureCmd(io *streams) *cobra.Command {
+func newCaptureCmd(io *IO) *cobra.Command {
 	f := &hookFlags{}
 	cmd := hookCmd("capture --server NAME [--redact]", "Post-tool hook: store the token a result of the server's tools carries",
 		wrap(`Reads one post-tool hook event on stdin. When the result of a --server tool
@@ -249,7 +249,7 @@ Always exits 0: on a problem it prints one line on stderr.`))
 	return cmd
 }
 
-func newClearCmd(io *streams) *cobra.Command {
+func newClearCmd(io *IO) *cobra.Command {
 	f := &hookFlags{}
 	cmd := hookCmd("clear [--server NAME]", "Session-end hook: forget the token of the event's session",
 		wrap(`Reads one hook event on stdin (the session-end event install wires it to: `+byValue(clientsWhere(all), func(c *hooks.Client) string { return c.SessionEnd })+`) and forgets the

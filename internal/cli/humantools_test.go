@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func mcpSession(t *testing.T, dir, decl string, lines ...string) []gjson.Result 
 	done := make(chan int, 1)
 	go func() {
 		done <- run([]string{"mcp", "--role", "child", "--state-dir", dir, "--human-tools", decl, "--timeout", "10s"},
-			&streams{In: inR, Out: &out, Err: &errb})
+			&IO{In: inR, Out: &out, Err: &errb})
 	}()
 	for _, l := range lines {
 		io.WriteString(inW, l+"\n")
@@ -53,7 +53,7 @@ func mcpSession(t *testing.T, dir, decl string, lines ...string) []gjson.Result 
 func hookRun(t *testing.T, dir, payload string, args ...string) (string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if c := run(append(args, "--state-dir", dir), &streams{In: strings.NewReader(payload), Out: &out, Err: &errb}); c != 0 {
+	if c := run(append(args, "--state-dir", dir), &IO{In: strings.NewReader(payload), Out: &out, Err: &errb}); c != 0 {
 		t.Fatalf("%v exited %d: %s", args, c, errb.String())
 	}
 	return out.String(), errb.String()
@@ -125,7 +125,7 @@ func TestHumanToolsCLI(t *testing.T) {
 // prints nothing on stdout and one line on stderr.
 func TestDeliverHookFailurePolicy(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run([]string{"deliver", "--state-dir", t.TempDir()}, &streams{In: strings.NewReader("not json"), Out: &out, Err: &errb})
+	code := run([]string{"deliver", "--state-dir", t.TempDir()}, &IO{In: strings.NewReader("not json"), Out: &out, Err: &errb})
 	if code != 0 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 	}

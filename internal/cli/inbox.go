@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -64,9 +64,9 @@ func (o *inboxOptions) notifyURL(lookup func(string) (string, bool)) (string, er
 // runInbox serves the page. It is set only in builds with the proxyhttp tag
 // (inbox_http.go), as runHTTP is: net/http in the hook binary would slow
 // every hook's start-up.
-var runInbox func(cmd *cobra.Command, o *inboxOptions, io *streams) error
+var runInbox func(cmd *cobra.Command, o *inboxOptions, io *IO) error
 
-func newInboxCmd(io *streams) *cobra.Command {
+func newInboxCmd(io *IO) *cobra.Command {
 	o := &inboxOptions{}
 	cmd := &cobra.Command{
 		Use:   "inbox [--listen 127.0.0.1:PORT] [--notify-env VAR | --notify-file PATH | --notify URL] [--new-key]",

@@ -1,6 +1,6 @@
 //go:build proxyhttp
 
-package main
+package cli
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	runInbox = func(cmd *cobra.Command, o *inboxOptions, io *streams) error {
+	runInbox = func(cmd *cobra.Command, o *inboxOptions, io *IO) error {
 		dir, err := o.resolve()
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 func TestInboxCommand(t *testing.T) {
 	inbox := func(args ...string) (string, int) {
 		var out, errb bytes.Buffer
-		code := run(append([]string{"inbox", "--state-dir", t.TempDir()}, args...), &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		code := run(append([]string{"inbox", "--state-dir", t.TempDir()}, args...), &IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 		if out.Len() > 0 {
 			t.Errorf("stdout %q", out.String())
 		}
@@ -87,7 +87,7 @@ func TestInboxNotifyURL(t *testing.T) {
 	}
 	t.Setenv("E2E_NTFY", "ftp://host/SECRET-topic")
 	var out, errb bytes.Buffer
-	code := run([]string{"inbox", "--state-dir", filepath.Join(t.TempDir(), "s"), "--notify-env", "E2E_NTFY"}, &streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run([]string{"inbox", "--state-dir", filepath.Join(t.TempDir(), "s"), "--notify-env", "E2E_NTFY"}, &IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 	if code != 1 || strings.Contains(errb.String()+out.String(), "SECRET") || !strings.Contains(errb.String(), "--notify: want an http or https URL") {
 		t.Errorf("a bad URL from --notify-env: exit %d, stderr %q", code, errb.String())
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -165,14 +165,14 @@ func clientArg(cmd *cobra.Command, args []string) error {
 // installRun is one install or uninstall: the options its flags and its
 // client argument make, and the environment they resolve against.
 type installRun struct {
-	IO   *streams
+	IO   *IO
 	Opts install.Options
 	Env  install.Env
 }
 
 // newInstallCmd is install, which runF runs (runInstall; a test's own to
 // see the options without touching a config).
-func newInstallCmd(io *streams, runF func(*installRun) error) *cobra.Command {
+func newInstallCmd(io *IO, runF func(*installRun) error) *cobra.Command {
 	cmd := newInstallCmdOf(io, runF, true)
 	cmd.Use = "install CLIENT --server NAME [--scope user|project] [--dry-run] [hook options]"
 	cmd.Short = "Wire the hooks into a client's config (" + clientNames(clientsWhere(all), ", ") + ")"
@@ -182,7 +182,7 @@ func newInstallCmd(io *streams, runF func(*installRun) error) *cobra.Command {
 }
 
 // newUninstallCmd is uninstall, which runF runs (runUninstall).
-func newUninstallCmd(io *streams, runF func(*installRun) error) *cobra.Command {
+func newUninstallCmd(io *IO, runF func(*installRun) error) *cobra.Command {
 	cmd := newInstallCmdOf(io, runF, false)
 	cmd.Use = "uninstall CLIENT --server NAME [--scope user|project] [--dry-run]"
 	cmd.Short = "Take the server's hooks out of a client's config"
@@ -200,7 +200,7 @@ uninstall gives back every byte.`
 // newInstallCmdOf is what install and uninstall share: the client
 // argument, the flags (the hook options with hookOptions) and their
 // reading into an installRun.
-func newInstallCmdOf(io *streams, runF func(*installRun) error, hookOptions bool) *cobra.Command {
+func newInstallCmdOf(io *IO, runF func(*installRun) error, hookOptions bool) *cobra.Command {
 	f := &installFlags{}
 	cmd := &cobra.Command{
 		Args:              clientArg,
@@ -311,7 +311,7 @@ func proxyOutcome(res *install.Result, verb string) string {
 
 // report prints what install or uninstall did: the diff with --dry-run,
 // else one line; notes and warnings go to stderr.
-func report(io *streams, res *install.Result, o install.Options, verb string) {
+func report(io *IO, res *install.Result, o install.Options, verb string) {
 	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
 	for _, n := range res.Notes {
 		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // install --redact's help names exactly the clients that can hide the
 // token from the model (hooks.Client.RewritesResult).
 func TestRedactHelpNamesTheClients(t *testing.T) {
-	usage := newInstallCmd(&streams{}, runInstall).Flags().Lookup("redact").Usage
+	usage := newInstallCmd(&IO{}, runInstall).Flags().Lookup("redact").Usage
 	named, _, _ := strings.Cut(usage, ";")
 	for _, c := range hooks.Clients {
 		if strings.Contains(named, c.Display) != c.RewritesResult {
@@ -39,7 +39,7 @@ func TestHelpFollowsTheClients(t *testing.T) {
 	help := func(args ...string) string {
 		t.Helper()
 		var out, errb bytes.Buffer
-		if code := run(append(args, "--help"), &streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		if code := run(append(args, "--help"), &IO{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
 			t.Fatalf("%v --help: exit %d: %s", args, code, errb.String())
 		}
 		return strings.Join(strings.Fields(out.String()), " ")
@@ -71,7 +71,7 @@ func TestHelpFollowsTheClients(t *testing.T) {
 func TestInstallOptionsFromFlags(t *testing.T) {
 	dir := t.TempDir()
 	var got *installRun
-	cmd := newInstallCmd(&streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, func(r *installRun) error { got = r; return nil })
+	cmd := newInstallCmd(&IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, func(r *installRun) error { got = r; return nil })
 	cmd.SetArgs([]string{hooks.CodexClient.Name, "--server", "wf", "--scope", "project", "--project", dir, "--approve", "--approve-timeout", "2m", "--skip-tool", "a"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestInstallOptionsFromFlags(t *testing.T) {
 		strings.Join(o.Hook.SkipTools, ",") != "a" || got.Env.Project != dir {
 		t.Errorf("options %+v, env %+v", o, got.Env)
 	}
-	cmd = newInstallCmd(&streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, func(*installRun) error { t.Error("ran"); return nil })
+	cmd = newInstallCmd(&IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, func(*installRun) error { t.Error("ran"); return nil })
 	cmd.SetArgs([]string{hooks.CodexClient.Name, "--server", "wf", "--approve-match", "x"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "need --approve") {

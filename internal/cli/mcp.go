@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newMCPCmd(io *streams) *cobra.Command {
+func newMCPCmd(io *IO, version string) *cobra.Command {
 	f := &approvalsFlags{}
 	var role, onTimeout, chat, arg, humanTools, match string
 	var timeout, parkTTL time.Duration
@@ -47,7 +47,7 @@ and the child-session tools create, chat_async, poll, cancel and list
 			if err != nil {
 				return err
 			}
-			srv := &mcpserver.Server{Name: "interceptor-approvals", Version: versionString()}
+			srv := &mcpserver.Server{Name: "interceptor-approvals", Version: versionString(version)}
 			switch role {
 			case "child":
 				o := mcpserver.ChildOptions{Timeout: timeout, Chat: chat, Tokens: state.New(q.StateDir), Key: arg}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestMCPRolesSpeak20260728(t *testing.T) {
 			var errb bytes.Buffer
 			code := make(chan int, 1)
 			go func() {
-				code <- run([]string{"mcp", "--role", role.name, "--state-dir", dir, "--timeout", "1s"}, &streams{In: inR, Out: outW, Err: &errb})
+				code <- run([]string{"mcp", "--role", role.name, "--state-dir", dir, "--timeout", "1s"}, &IO{In: inR, Out: outW, Err: &errb})
 				outW.Close()
 			}()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // runHTTP relays to a Streamable HTTP server. It is set only in builds with
 // the proxyhttp tag (proxy_http.go): net/http doubles the binary and slows
 // every hook run, which must stay as fast as without proxy mode.
-var runHTTP func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error)
+var runHTTP func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *IO, sigs <-chan os.Signal, grace time.Duration) (int, error)
 
 // exitCodeError carries the proxied server's exit code when no exit
 // function is injected (tests).
@@ -45,7 +45,7 @@ type proxyFlags struct {
 // proxyRun is what one proxy runs: the rewriter's config, and either the
 // server's command (stdio) or the URL it relays to (Streamable HTTP).
 type proxyRun struct {
-	IO      *streams
+	IO      *IO
 	Config  proxy.Config
 	Command []string
 	URL     string
@@ -56,7 +56,7 @@ type proxyRun struct {
 
 // newProxyCmd is proxy, which runF runs (runProxy; a test's own to see
 // what the flags make without starting a server).
-func newProxyCmd(io *streams, runF func(*proxyRun) error) *cobra.Command {
+func newProxyCmd(io *IO, runF func(*proxyRun) error) *cobra.Command {
 	f := &proxyFlags{}
 	cmd := &cobra.Command{
 		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL | proxy --url-env VAR",
@@ -127,7 +127,7 @@ server's exit code is the proxy's; its stderr passes through.`,
 }
 
 // run reads the flags and the server's command (args) into a proxyRun.
-func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *streams) (*proxyRun, error) {
+func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *IO) (*proxyRun, error) {
 	url, err := f.address()
 	if err != nil {
 		return nil, err
@@ -230,8 +230,8 @@ func runProxy(r *proxyRun) error {
 		return fmt.Errorf("proxy: %w", err)
 	}
 	if code != 0 {
-		if r.IO.exit != nil {
-			r.IO.exit(code)
+		if r.IO.Exit != nil {
+			r.IO.Exit(code)
 		}
 		return exitCodeError(code)
 	}

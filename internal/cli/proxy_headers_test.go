@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func TestRelaySendsHeaderFromEnv(t *testing.T) {
 	t.Setenv("WF_URL", srv.URL+"/s/sk_live_51Hx0123456789/mcp?api_key=k3y")
 	var out, errb bytes.Buffer
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n")
-	code := run([]string{"proxy", "--url-env", "WF_URL", "--header-env", "Authorization=WF_AUTH", "--grace", "100ms"}, &streams{In: in, Out: &out, Err: &errb})
+	code := run([]string{"proxy", "--url-env", "WF_URL", "--header-env", "Authorization=WF_AUTH", "--grace", "100ms"}, &IO{In: in, Out: &out, Err: &errb})
 	if code != 0 || !strings.Contains(out.String(), `"id":1`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}

@@ -1,6 +1,6 @@
 //go:build proxyhttp
 
-package main
+package cli
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	runHTTP = func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *streams, sigs <-chan os.Signal, grace time.Duration) (int, error) {
+	runHTTP = func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *IO, sigs <-chan os.Signal, grace time.Duration) (int, error) {
 		h := &streamhttp.HTTP{URL: url, Header: header, In: io.In, Out: io.Out, Signals: sigs, Grace: grace}
 		if oauth != nil {
 			c, err := newOAuthClient(url, oauth, rw.Logf)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // runs, without starting a server: a test's runF sees them, and a flag
 // that does not go with the others stops it first.
 func TestProxyOptionsFromFlags(t *testing.T) {
-	io := &streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
+	io := &IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
 	var got *proxyRun
 	cmd := newProxyCmd(io, func(r *proxyRun) error { got = r; return nil })
 	cmd.SetArgs([]string{"--server-name", "wf", "--arg", "session_index", "--grace", "3s", "--", "node", "server.js", "--port", "1"})

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -12,13 +12,49 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// streams are the command's I/O, injected so tests drive commands directly.
-type streams struct {
+// IO is a command's I/O, injected so tests drive commands directly.
+type IO struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
-	// exit, when set, lets a hook command arm its watchdog; tests leave it nil.
-	exit func(int)
+	// Exit, when set, lets a hook command arm its watchdog; tests leave it nil.
+	Exit func(int)
+}
+
+// Factory is what the commands are built from: their I/O and the
+// binary's version.
+type Factory struct {
+	IO *IO
+	// Version is the release's version, stamped into the main package
+	// (-X main.version); "" is a build from source.
+	Version string
+}
+
+// System is the factory of a process: the process's own streams, and
+// os.Exit for a hook's watchdog.
+func System() *Factory {
+	return &Factory{IO: &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Exit: os.Exit}}
+}
+
+// Main runs the command line args (without the program's name) and returns
+// the exit code. Hook commands exit 0 whatever happens, with at most one
+// line on stderr: exit 2 would block the tool call, and any failure must let
+// the call proceed unchanged.
+func Main(args []string, f *Factory) int {
+	root := newRootCmd(f, firstWord(args))
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(f.IO.Err, "interceptor: %s\n", oneLine(err.Error()))
+	if isHook(cmd) {
+		return 0
+	}
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
 }
 
 // envPrefix: the flags in envFlags also read INTERCEPTOR_<FLAG>, e.g.
@@ -81,7 +117,7 @@ func isHook(cmd *cobra.Command) bool {
 // hookCommands are built alone when invoked: a hook runs twice per tool call,
 // and building the whole command tree (and cobra's completion command) would
 // be most of its start-up.
-var hookCommands = map[string]func(*streams) *cobra.Command{
+var hookCommands = map[string]func(*IO) *cobra.Command{
 	"inject":  newInjectCmd,
 	"capture": newCaptureCmd,
 	"clear":   newClearCmd,
@@ -107,7 +143,8 @@ refused.`
 
 // newRootCmd builds the command tree; with only naming a hook command, just
 // that command.
-func newRootCmd(io *streams, only string) *cobra.Command {
+func newRootCmd(f *Factory, only string) *cobra.Command {
+	io := f.IO
 	root := &cobra.Command{
 		Use:           "interceptor",
 		Short:         "Own the session token of token-authenticated MCP servers, in every client's tool-call path",
@@ -137,7 +174,7 @@ func newRootCmd(io *streams, only string) *cobra.Command {
 		newCaptureCmd(io),
 		newClearCmd(io),
 		newTokenCmd(io),
-		newVersionCmd(io),
+		newVersionCmd(io, f.Version),
 		newDemoCmd(io),
 		newProxyCmd(io, runProxy),
 		newInstallCmd(io, runInstall),
@@ -146,7 +183,7 @@ func newRootCmd(io *streams, only string) *cobra.Command {
 		newGCCmd(io),
 		newApproveCmd(io),
 		newApprovalsCmd(io),
-		newMCPCmd(io),
+		newMCPCmd(io, f.Version),
 		newChildrenCmd(io),
 		newDeliverCmd(io),
 		newInboxCmd(io),
@@ -188,25 +225,8 @@ func applyEnv(flags *pflag.FlagSet) error {
 	return errors.Join(errs...)
 }
 
-// run executes the command line and returns the exit code. Hook commands
-// exit 0 whatever happens, with at most one line on stderr: exit 2 would
-// block the tool call, and any failure must let the call proceed unchanged.
-func run(args []string, io *streams) (code int) {
-	root := newRootCmd(io, firstWord(args))
-	root.SetArgs(args)
-	cmd, err := root.ExecuteC()
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintf(io.Err, "interceptor: %s\n", oneLine(err.Error()))
-	if isHook(cmd) {
-		return 0
-	}
-	if errors.As(err, new(usageError)) {
-		return 2
-	}
-	return 1
-}
+// run is Main with io and nothing else: the demo's steps and the tests.
+func run(args []string, io *IO) int { return Main(args, &Factory{IO: io}) }
 
 // usageError is a command line that names no command or flag there is:
 // exit 2, as other command-line tools do (1 is a command that ran and

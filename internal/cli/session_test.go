@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestOverlongSessionRefused(t *testing.T) {
 	pre := strings.Replace(strings.Replace(payload, "PostToolUse", "PreToolUse", 1), `"tool_input":{}`, `"tool_input":{"step":"x"}`, 1)
 	for cmd, in := range map[string]string{"capture": payload, "inject": pre} {
 		var out, errb bytes.Buffer
-		code := run([]string{cmd, "--server", "wf", "--client", "claude-code", "--state-dir", dir}, &streams{In: strings.NewReader(in), Out: &out, Err: &errb})
+		code := run([]string{cmd, "--server", "wf", "--client", "claude-code", "--state-dir", dir}, &IO{In: strings.NewReader(in), Out: &out, Err: &errb})
 		if code != 0 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "session id is") {
 			t.Fatalf("%s: exit %d, stdout %q, stderr %q", cmd, code, out.String(), errb.String())
 		}

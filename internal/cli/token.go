@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -28,7 +28,7 @@ func (f *tokenFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.session, "session", "", "the client session id (default: the server's current token)")
 }
 
-func newTokenCmd(io *streams) *cobra.Command {
+func newTokenCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: "Inspect and repair held tokens by hand",
@@ -37,7 +37,7 @@ func newTokenCmd(io *streams) *cobra.Command {
 	return withSubcommands(cmd)
 }
 
-func newTokenShowCmd(io *streams) *cobra.Command {
+func newTokenShowCmd(io *IO) *cobra.Command {
 	f := &tokenFlags{}
 	var reveal, all bool
 	cmd := &cobra.Command{
@@ -101,7 +101,7 @@ func currentOnly(recs []state.Record) []state.Record {
 	return out
 }
 
-func printRecord(io *streams, rec state.Record, reveal bool) {
+func printRecord(io *IO, rec state.Record, reveal bool) {
 	show := func(v string) string {
 		if reveal {
 			return v
@@ -141,7 +141,7 @@ func printRecord(io *streams, rec state.Record, reveal bool) {
 	}
 }
 
-func newTokenSetCmd(io *streams) *cobra.Command {
+func newTokenSetCmd(io *IO) *cobra.Command {
 	f := &tokenFlags{}
 	cmd := &cobra.Command{
 		Use:   "set --server NAME [--session ID] [TOKEN]",
@@ -202,7 +202,7 @@ flag is reported without its text, in case it was a token.`,
 	return cmd
 }
 
-func newTokenClearCmd(io *streams) *cobra.Command {
+func newTokenClearCmd(io *IO) *cobra.Command {
 	f := &tokenFlags{}
 	var all bool
 	cmd := &cobra.Command{

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -8,10 +8,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is stamped by the release build: -ldflags "-X main.version=v1.2.3".
-var version = ""
-
-func versionString() string {
+// versionString is the version line; version is the release's stamp (""
+// from source).
+func versionString(version string) string {
 	v := version
 	bi, ok := debug.ReadBuildInfo()
 	if v == "" {
@@ -55,13 +54,13 @@ func commitOf(bi *debug.BuildInfo, ok bool) string {
 	return out
 }
 
-func newVersionCmd(io *streams) *cobra.Command {
+func newVersionCmd(io *IO, version string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintln(io.Out, versionString())
+			_, err := fmt.Fprintln(io.Out, versionString(version))
 			return err
 		},
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 	"golang.org/x/term"
 )
 
-func newApprovalsWatchCmd(io *streams) *cobra.Command {
+func newApprovalsWatchCmd(io *IO) *cobra.Command {
 	f := &approvalsFlags{}
 	cmd := &cobra.Command{
 		Use:   "watch",
