@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -13,13 +15,23 @@ type authFlags struct {
 	stateDir stateDirFlag
 }
 
-// runAuth runs one of auth's subcommands ("login", "status", "logout").
-// It is set only in builds with the proxyhttp tag (auth_http.go), as
-// runHTTP is: the OAuth client needs net/http, which would slow every
-// hook's start-up.
-var runAuth func(cmd *cobra.Command, sub string, f *authFlags, io *IO) error
+// newAuthCmd is auth, whose subcommands run runs (HTTP.Auth: nil in
+// interceptor, as the OAuth client needs net/http, which would slow every
+// hook's start-up).
+// run reads the flags into what subcommand sub runs with.
+func (f *authFlags) run(sub string) (*AuthRun, error) {
+	if sub == "status" && f.url == "" {
+		dir, err := f.stateDir.resolve()
+		return &AuthRun{Sub: sub, StateDir: dir}, err
+	}
+	o, err := f.oauth.resolve(nil, &f.stateDir, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	return &AuthRun{Sub: sub, URL: f.url, StateDir: o.StateDir, OAuth: o}, nil
+}
 
-func newAuthCmd(io *IO) *cobra.Command {
+func newAuthCmd(io *IO, run func(context.Context, *AuthRun, *IO) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
 		Short: "OAuth for proxy --url: authorize the relay with a server ahead of time, see or forget its tokens",
@@ -43,13 +55,17 @@ auth logout forgets it. See docs/proxy.md.`,
 			Short: sub.short,
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				if runAuth == nil {
-					return errors.New("auth: this binary has no HTTP client (it would slow every hook's start-up); run interceptor-http auth from the same release, or build with -tags proxyhttp")
+				if run == nil {
+					return errors.New("auth: this binary has no HTTP client (it would slow every hook's start-up); run interceptor-http auth from the same release, or build ./cmd/interceptor-http")
 				}
 				if f.url == "" && sub.name != "status" {
 					return errors.New("auth " + sub.name + ": give the server's --url")
 				}
-				return runAuth(cmd, sub.name, f, io)
+				r, err := f.run(sub.name)
+				if err != nil {
+					return err
+				}
+				return run(cmd.Context(), r, io)
 			},
 		}
 		c.Flags().StringVar(&f.url, "url", "", "the server's Streamable HTTP endpoint, as given to proxy --url")

@@ -13,8 +13,9 @@
 //     any problem is one stderr line and exit 0.
 //   - approve.go: the approve hook (internal/approvals); deliver.go: the
 //     human tools' deliver hook (internal/humantools).
-//   - proxy.go: proxy mode (internal/proxy); proxy_http.go links the
-//     Streamable HTTP side only with the proxyhttp build tag.
+//   - proxy.go: proxy mode (internal/proxy); http.go the parts of proxy
+//     --url, inbox and auth that link net/http, which only
+//     cmd/interceptor-http passes in (internal/cli/httpcmd).
 //   - install.go, doctor.go, gc.go: install, uninstall, doctor, gc
 //     (internal/install, internal/doctor, internal/state).
 //   - approvals.go and answer.go: the supervisor's side of the queue;

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,20 @@ type inboxOptions struct {
 	notifyJSON  bool
 	desktop     bool
 	newKey      bool
+}
+
+// run reads the flags into what the page is served with.
+func (o *inboxOptions) run() (*InboxRun, error) {
+	dir, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	notify, err := o.notifyURL(os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	return &InboxRun{StateDir: dir, Listen: o.listen, AllowRemote: o.allowRemote, Notify: notify,
+		NotifyJSON: o.notifyJSON, Desktop: o.desktop, NewKey: o.newKey}, nil
 }
 
 // notifyURL is the URL --notify, --notify-env or --notify-file gives (at
@@ -61,12 +76,9 @@ func (o *inboxOptions) notifyURL(lookup func(string) (string, bool)) (string, er
 	return o.notify, nil
 }
 
-// runInbox serves the page. It is set only in builds with the proxyhttp tag
-// (inbox_http.go), as runHTTP is: net/http in the hook binary would slow
-// every hook's start-up.
-var runInbox func(cmd *cobra.Command, o *inboxOptions, io *IO) error
-
-func newInboxCmd(io *IO) *cobra.Command {
+// newInboxCmd is inbox, whose page serve serves (HTTP.Inbox: nil in
+// interceptor, where net/http would slow every hook's start-up).
+func newInboxCmd(io *IO, serve func(context.Context, *InboxRun, *IO) error) *cobra.Command {
 	o := &inboxOptions{}
 	cmd := &cobra.Command{
 		Use:   "inbox [--listen 127.0.0.1:PORT] [--notify-env VAR | --notify-file PATH | --notify URL] [--new-key]",
@@ -95,10 +107,14 @@ The page is built into interceptor-http (the release's second binary), not
 into interceptor, whose hooks must start fast. See docs/inbox.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runInbox == nil {
-				return errors.New("inbox: this binary has no web server (it would slow every hook's start-up); run interceptor-http inbox from the same release, or build with -tags proxyhttp")
+			if serve == nil {
+				return errors.New("inbox: this binary has no web server (it would slow every hook's start-up); run interceptor-http inbox from the same release, or build ./cmd/interceptor-http")
 			}
-			return runInbox(cmd, o, io)
+			r, err := o.run()
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), r, io)
 		},
 	}
 	o.stateDirFlag.register(cmd, "state dir holding the approval queue and the children")

@@ -15,11 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// runHTTP relays to a Streamable HTTP server. It is set only in builds with
-// the proxyhttp tag (proxy_http.go): net/http doubles the binary and slows
-// every hook run, which must stay as fast as without proxy mode.
-var runHTTP func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *IO, sigs <-chan os.Signal, grace time.Duration) (int, error)
-
 // exitCodeError carries the proxied server's exit code when no exit
 // function is injected (tests).
 type exitCodeError int
@@ -42,21 +37,9 @@ type proxyFlags struct {
 	human    humanFlags
 }
 
-// proxyRun is what one proxy runs: the rewriter's config, and either the
-// server's command (stdio) or the URL it relays to (Streamable HTTP).
-type proxyRun struct {
-	IO      *IO
-	Config  proxy.Config
-	Command []string
-	URL     string
-	Header  [][2]string
-	OAuth   *oauthOptions // nil: no OAuth (a command, --no-oauth, an Authorization header)
-	Grace   time.Duration
-}
-
-// newProxyCmd is proxy, which runF runs (runProxy; a test's own to see
-// what the flags make without starting a server).
-func newProxyCmd(io *IO, runF func(*proxyRun) error) *cobra.Command {
+// newProxyCmd is proxy, which runF runs (HTTP.runProxy; a test's own to
+// see what the flags make without starting a server).
+func newProxyCmd(io *IO, runF func(*ProxyRun) error) *cobra.Command {
 	f := &proxyFlags{}
 	cmd := &cobra.Command{
 		Use:   "proxy [--server-name NAME] -- COMMAND [ARGS...] | proxy --url URL | proxy --url-env VAR",
@@ -126,8 +109,8 @@ server's exit code is the proxy's; its stderr passes through.`,
 	return cmd
 }
 
-// run reads the flags and the server's command (args) into a proxyRun.
-func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *IO) (*proxyRun, error) {
+// run reads the flags and the server's command (args) into a ProxyRun.
+func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *IO) (*ProxyRun, error) {
 	url, err := f.address()
 	if err != nil {
 		return nil, err
@@ -162,7 +145,7 @@ func (f *proxyFlags) run(cmd *cobra.Command, args []string, io *IO) (*proxyRun, 
 		}
 		cfg.Human = h
 	}
-	r := &proxyRun{IO: io, Config: cfg, Command: args, URL: url, Grace: f.grace}
+	r := &ProxyRun{IO: io, Config: cfg, Command: args, URL: url, Grace: f.grace}
 	for _, hv := range f.headers {
 		name, value, ok := strings.Cut(hv, ":")
 		if !ok || strings.TrimSpace(name) == "" {
@@ -204,10 +187,10 @@ func (f *proxyFlags) address() (string, error) {
 }
 
 // runProxy relays until the server or the client ends; the server's exit
-// code is the proxy's.
-func runProxy(r *proxyRun) error {
-	if r.URL != "" && runHTTP == nil {
-		return errors.New("proxy: --url: this binary has no HTTP relay (it would slow every hook's start-up); use interceptor-http from the same release, or build with -tags proxyhttp")
+// code is the proxy's. A --url server needs h.Relay.
+func (h HTTP) runProxy(r *ProxyRun) error {
+	if r.URL != "" && h.Relay == nil {
+		return errors.New("proxy: --url: this binary has no HTTP relay (it would slow every hook's start-up); use interceptor-http from the same release, or build ./cmd/interceptor-http")
 	}
 	rw, err := proxy.New(r.Config)
 	if err != nil {
@@ -221,7 +204,7 @@ func runProxy(r *proxyRun) error {
 	defer signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	var code int
 	if r.URL != "" {
-		code, err = runHTTP(rw, r.URL, r.Header, r.OAuth, r.IO, sigs, r.Grace)
+		code, err = h.Relay(rw, r, sigs)
 	} else {
 		s := &proxy.Stdio{Command: r.Command, In: r.IO.In, Out: r.IO.Out, Err: r.IO.Err, Signals: sigs, Grace: r.Grace}
 		code, err = s.Run(rw)

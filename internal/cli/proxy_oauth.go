@@ -29,18 +29,10 @@ func (o *oauthFlags) register(fl *pflag.FlagSet, withOff bool) {
 	}
 }
 
-// oauthOptions are the resolved OAuth options a relay or auth runs with.
-type oauthOptions struct {
-	ClientID, ClientSecret string
-	CallbackPort           int
-	Scope                  string
-	StateDir               string
-}
-
 // resolve checks the flags and reads the secret from its variable. For
 // the relay (header: its HTTP headers), OAuth is off when an
 // Authorization header is given or --no-oauth: nil then.
-func (o *oauthFlags) resolve(header [][2]string, stateDir *stateDirFlag, lookup func(string) (string, bool)) (*oauthOptions, error) {
+func (o *oauthFlags) resolve(header [][2]string, stateDir *stateDirFlag, lookup func(string) (string, bool)) (*OAuthOptions, error) {
 	given := o.clientID != "" || o.secretEnv != "" || o.callbackPort != 0 || o.scope != ""
 	if o.off || hasAuthorization(header) {
 		if given {
@@ -54,7 +46,7 @@ func (o *oauthFlags) resolve(header [][2]string, stateDir *stateDirFlag, lookup 
 	if o.callbackPort < 0 || o.callbackPort > 65535 {
 		return nil, fmt.Errorf("--callback-port %d is not a port", o.callbackPort)
 	}
-	opts := &oauthOptions{ClientID: o.clientID, CallbackPort: o.callbackPort, Scope: strings.Join(strings.Fields(o.scope), " ")}
+	opts := &OAuthOptions{ClientID: o.clientID, CallbackPort: o.callbackPort, Scope: strings.Join(strings.Fields(o.scope), " ")}
 	if o.secretEnv != "" {
 		v, ok := lookup(o.secretEnv)
 		if !ok || strings.TrimSpace(v) == "" {

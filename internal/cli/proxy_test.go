@@ -11,8 +11,8 @@ import (
 // that does not go with the others stops it first.
 func TestProxyOptionsFromFlags(t *testing.T) {
 	io := &IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}
-	var got *proxyRun
-	cmd := newProxyCmd(io, func(r *proxyRun) error { got = r; return nil })
+	var got *ProxyRun
+	cmd := newProxyCmd(io, func(r *ProxyRun) error { got = r; return nil })
 	cmd.SetArgs([]string{"--server-name", "wf", "--arg", "session_index", "--grace", "3s", "--", "node", "server.js", "--port", "1"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func TestProxyOptionsFromFlags(t *testing.T) {
 		t.Errorf("stdio: %+v", got)
 	}
 	got = nil
-	cmd = newProxyCmd(io, func(r *proxyRun) error { got = r; return nil })
+	cmd = newProxyCmd(io, func(r *ProxyRun) error { got = r; return nil })
 	cmd.SetArgs([]string{"--url", "https://h/mcp", "--header", "Authorization: Bearer x", "--header", " X-A : b "})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestProxyOptionsFromFlags(t *testing.T) {
 	t.Setenv("WF_URL", "https://h/s/sk_live_secret/mcp?api_key=secret")
 	t.Setenv("WF_BAD", "secret-value is no url")
 	got = nil
-	cmd = newProxyCmd(io, func(r *proxyRun) error { got = r; return nil })
+	cmd = newProxyCmd(io, func(r *ProxyRun) error { got = r; return nil })
 	cmd.SetArgs([]string{"--url-env", "WF_URL"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestProxyOptionsFromFlags(t *testing.T) {
 		{[]string{"--url", "u", "--human-tools", "h.json"}, "proxy: --human-tools works with a stdio server"},
 		{[]string{"--url", "u", "--header", "secret-value"}, `proxy: a --header is not "Name: value"`},
 	} {
-		cmd := newProxyCmd(io, func(*proxyRun) error { t.Errorf("%v: ran", c.args); return nil })
+		cmd := newProxyCmd(io, func(*ProxyRun) error { t.Errorf("%v: ran", c.args); return nil })
 		cmd.SetArgs(c.args)
 		cmd.SilenceErrors, cmd.SilenceUsage = true, true
 		if err := cmd.Execute(); err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "secret-value") {

@@ -21,13 +21,15 @@ type IO struct {
 	Exit func(int)
 }
 
-// Factory is what the commands are built from: their I/O and the
-// binary's version.
+// Factory is what the commands are built from: their I/O, the binary's
+// version and the parts that link net/http, which only interceptor-http
+// has.
 type Factory struct {
 	IO *IO
 	// Version is the release's version, stamped into the main package
 	// (-X main.version); "" is a build from source.
 	Version string
+	HTTP    HTTP
 }
 
 // System is the factory of a process: the process's own streams, and
@@ -176,7 +178,7 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 		newTokenCmd(io),
 		newVersionCmd(io, f.Version),
 		newDemoCmd(io),
-		newProxyCmd(io, runProxy),
+		newProxyCmd(io, f.HTTP.runProxy),
 		newInstallCmd(io, runInstall),
 		newUninstallCmd(io, runUninstall),
 		newDoctorCmd(io),
@@ -186,8 +188,8 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 		newMCPCmd(io, f.Version),
 		newChildrenCmd(io),
 		newDeliverCmd(io),
-		newInboxCmd(io),
-		newAuthCmd(io),
+		newInboxCmd(io, f.HTTP.Inbox),
+		newAuthCmd(io, f.HTTP.Auth),
 	)
 	return withSubcommands(root)
 }

@@ -1,25 +1,22 @@
-//go:build proxyhttp
-
-package cli
+package httpcmd
 
 import (
 	"os"
-	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/cli"
 	"github.com/interceptor-dev/interceptor/internal/proxy"
 	"github.com/interceptor-dev/interceptor/internal/proxy/streamhttp"
 )
 
-func init() {
-	runHTTP = func(rw *proxy.Rewriter, url string, header [][2]string, oauth *oauthOptions, io *IO, sigs <-chan os.Signal, grace time.Duration) (int, error) {
-		h := &streamhttp.HTTP{URL: url, Header: header, In: io.In, Out: io.Out, Signals: sigs, Grace: grace}
-		if oauth != nil {
-			c, err := newOAuthClient(url, oauth, rw.Logf)
-			if err != nil {
-				return 1, err
-			}
-			h.Auth = c
+// relay relays r to the Streamable HTTP server at r.URL.
+func relay(rw *proxy.Rewriter, r *cli.ProxyRun, sigs <-chan os.Signal) (int, error) {
+	h := &streamhttp.HTTP{URL: r.URL, Header: r.Header, In: r.IO.In, Out: r.IO.Out, Signals: sigs, Grace: r.Grace}
+	if r.OAuth != nil {
+		c, err := newOAuthClient(r.URL, r.OAuth, rw.Logf)
+		if err != nil {
+			return 1, err
 		}
-		return h.Run(rw)
+		h.Auth = c
 	}
+	return h.Run(rw)
 }
