@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hookrun"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/interceptor-dev/interceptor/internal/lifecycle"
@@ -142,7 +143,7 @@ func checkHookOptions(cmd *cobra.Command, h *install.HookOptions) error {
 		return err
 	}
 	h.Handles = abs
-	specs, err := readHandles(abs)
+	specs, err := hookrun.ReadHandles(abs)
 	if err != nil {
 		return err
 	}

@@ -3,23 +3,18 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hookrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// IO is a command's I/O, injected so tests drive commands directly.
-type IO struct {
-	In  io.Reader
-	Out io.Writer
-	Err io.Writer
-	// Exit, when set, lets a hook command arm its watchdog; tests leave it nil.
-	Exit func(int)
-}
+// IO is a command's I/O, injected so tests drive commands directly: the
+// hook harness's, which every command uses.
+type IO = hookrun.IO
 
 // Factory is what the commands are built from: their I/O, the binary's
 // version and the parts that link net/http, which only interceptor-http

@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/state"
+	"github.com/interceptor-dev/interceptor/internal/termio"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
 )
@@ -164,7 +163,7 @@ flag is reported without its text, in case it was a token.`,
 				tok = args[0]
 			} else {
 				// On a terminal, read it without echo (it is a secret).
-				line, err := readSecretLine(io.In, io.Err, "token (not shown): ")
+				line, err := termio.ReadSecretLine(io.In, io.Err, "token (not shown): ")
 				if err != nil && line == "" {
 					return errors.New("token set: no token given and none on stdin")
 				}
@@ -238,10 +237,4 @@ every server.`,
 	f.register(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "forget every token of the server")
 	return cmd
-}
-
-// readLine reads the first line of r, without its line ending.
-func readLine(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
-	return strings.TrimRight(line, "\r\n"), err
 }
