@@ -56,4 +56,3 @@ func TestApproveStdinWatchdog(t *testing.T) {
 		t.Fatalf("stderr %q, want one line", errb.String())
 	}
 }
-
