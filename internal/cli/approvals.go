@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/approvals/watch"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
+	"github.com/interceptor-dev/interceptor/internal/termio"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 )
@@ -72,9 +76,9 @@ func newApprovalsListCmd(io *IO) *cobra.Command {
 				return nil
 			}
 			now := time.Now()
-			fmt.Fprintln(io.Out, summaryHeader)
+			fmt.Fprintln(io.Out, watch.Header)
 			for _, r := range rs {
-				fmt.Fprintln(io.Out, summary(r, now))
+				fmt.Fprintln(io.Out, watch.Summary(r, now))
 			}
 			return nil
 		},
@@ -84,48 +88,6 @@ func newApprovalsListCmd(io *IO) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array of the records ([] when there are none)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "only the newest N")
 	return cmd
-}
-
-// status is a request's status for people: a pending request nobody waits
-// for any more reads "stale".
-func status(r approvals.Request, now time.Time) string {
-	if r.Stale(now) {
-		return "stale"
-	}
-	if r.IsInput() && r.Status == approvals.Pending {
-		return "asks" // a human tool's question: answer, not allow/deny
-	}
-	return string(r.Status)
-}
-
-// summaryFormat lays out summary's columns, and summaryHeader names them.
-const summaryFormat = "%-20s  %-7s  %10s  %-11s  %s  %s"
-
-var summaryHeader = fmt.Sprintf(summaryFormat, "ID", "STATUS", "AGE", "CLIENT", "TOOL", "INPUT")
-
-// summary is one request on one line. The tool name and input come from
-// the model: both are made Visible, and an input too long for the line says
-// it is cut and where to read it whole.
-func summary(r approvals.Request, now time.Time) string {
-	return fmt.Sprintf(summaryFormat, r.ID, status(r, now),
-		now.Sub(r.Created).Round(time.Second).String()+" ago", approvals.Visible(r.Client), approvals.Visible(r.Tool), clip(r, 80))
-}
-
-// clip is the input on one line, cut at a word's end near n bytes (never
-// inside a word or a rune) with a note saying where to read it whole.
-func clip(r approvals.Request, n int) string {
-	s := approvals.Visible(r.Input)
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	if sp := strings.LastIndexAny(s[:n], " ,"); sp > n/2 {
-		cut = sp + 1
-	}
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… [cut: %d of %d bytes shown; approvals show %s]", strings.TrimRight(s[:cut], " "), cut, len(s), r.ID)
 }
 
 // printJSONArray prints records (each one JSON value) as one JSON array,
@@ -234,5 +196,37 @@ func newApprovalsPruneCmd(io *IO) *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().DurationVar(&olderThan, "older-than", 7*24*time.Hour, "keep requests decided more recently than this")
+	return cmd
+}
+
+func newApprovalsWatchCmd(io *IO) *cobra.Command {
+	f := &approvalsFlags{}
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Show requests live and decide them with a keypress",
+		Long: `Prints every pending request as it arrives and asks about the oldest one,
+with its whole input (indented, wrapped; control characters shown as
+escapes): a = allow, d = deny, s = skip (ask about the next), q = quit.
+After d, type the reason the model reads and press Enter (Enter alone denies
+without one). An input longer than 60 lines is cut with a note, and
+a = allow waits until v has printed all of it. On a terminal one keypress
+decides; otherwise (a pipe) each key is read as typed. A request decided
+elsewhere meanwhile is reported and passed over.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q, err := f.queue()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			// On a terminal, one keypress decides: raw mode, restored on
+			// the way out; watch reads Ctrl-C as q.
+			out, restore := termio.Raw(io.In, io.Out)
+			defer restore()
+			return watch.Run(ctx, q, io.In, out)
+		},
+	}
+	f.register(cmd)
 	return cmd
 }

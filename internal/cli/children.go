@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
@@ -146,7 +145,7 @@ func newChildrenChatCmd(io *IO) *cobra.Command {
 				if end.reason == "" {
 					return fmt.Errorf("chat %s failed", chat.ID)
 				}
-				return fmt.Errorf("chat %s failed: %s", chat.ID, clipLine(approvals.Visible(end.reason)))
+				return fmt.Errorf("chat %s failed: %s", chat.ID, children.ClipLine(approvals.Visible(end.reason)))
 			}
 			return err
 		})
@@ -277,18 +276,18 @@ func followChat(ctx context.Context, io *IO, cs *children.Store, q *approvals.St
 		j := gjson.Parse(out)
 		for _, e := range j.Get("events").Array() {
 			if ev := e.Get("event"); ev.Get("type").Str == "complete" {
-				end.reason = endText(ev)
+				end.reason = children.EndText(ev)
 			}
 			if asJSON {
 				fmt.Fprintln(io.Out, e.Raw)
 			} else {
-				fmt.Fprintln(io.Out, describeEvent(e))
+				fmt.Fprintln(io.Out, children.DescribeEvent(e))
 			}
 		}
 		for _, a := range j.Get("pending_approvals").Array() {
 			if id := a.Get("id").Str; !shown[id] {
 				shown[id] = true
-				fmt.Fprintln(io.Out, describePending(a))
+				fmt.Fprintln(io.Out, children.DescribePending(a))
 			}
 		}
 		from = int(j.Get("read_position").Int())
@@ -305,68 +304,6 @@ func followChat(ctx context.Context, io *IO, cs *children.Store, q *approvals.St
 		}
 	}
 	return chatEnd{}, nil
-}
-
-// describeEvent is one line for a person. Poll has masked the tokens; the
-// strings it decodes are the child's and its model's words, so each is made
-// Visible as approvals list does: a raw ESC, OSC or bidi override never
-// reaches the terminal.
-func describeEvent(e gjson.Result) string {
-	ev := e.Get("event")
-	str := func(path string) string { return approvals.Visible(ev.Get(path).Str) }
-	head := fmt.Sprintf("#%d %s", e.Get("seq").Int(), str("type"))
-	switch ev.Get("type").Str {
-	case "start":
-		return fmt.Sprintf("%s %s session %s: %s", head, str("client"), str("session"), clipLine(str("prompt")))
-	case "content":
-		return head + ": " + clipLine(str("text"))
-	case "tool_use":
-		return fmt.Sprintf("%s %s %s %s", head, str("id"), str("name"), clipLine(approvals.Visible(ev.Get("input").Raw)))
-	case "tool_result":
-		mark := ""
-		if ev.Get("is_error").Bool() {
-			mark = " (error)"
-		}
-		return fmt.Sprintf("%s %s%s: %s", head, str("tool_use_id"), mark, clipLine(str("content")))
-	case "complete":
-		return fmt.Sprintf("%s %s: %s", head, str("status"), clipLine(approvals.Visible(endText(ev))))
-	}
-	return head
-}
-
-// endText is what a complete event says: its error, else its result (a
-// failed chat's often carry the same text).
-func endText(ev gjson.Result) string {
-	if e := ev.Get("error").Str; e != "" {
-		return e
-	}
-	return ev.Get("result").Str
-}
-
-// describePending is the line of a request waiting for a person, its tool
-// name and input made Visible.
-func describePending(a gjson.Result) string {
-	id := approvals.Visible(a.Get("id").Str)
-	what, how := "approval", "allow|deny "+id
-	if a.Get("kind").Str == "input" { // a human tool's question
-		what, how = "an answer", "answer "+id+" TEXT"
-	}
-	return fmt.Sprintf("   awaiting %s %s: %s %s (interceptor approvals %s)", what, id,
-		approvals.Visible(a.Get("tool_name").Str), approvals.Visible(a.Get("input").Raw), how)
-}
-
-// clipLine cuts a Visible line to 200 bytes, at a rune's start, and says
-// how much it cut: the end of a line is never dropped unseen.
-func clipLine(s string) string {
-	const n = 200
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return fmt.Sprintf("%s… [cut: %d of %d bytes shown; children follow --json has it whole]", s[:i], i, len(s))
 }
 
 func newChildrenCancelCmd(io *IO) *cobra.Command {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/approvals/watch"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -192,7 +193,7 @@ func startWatch(t *testing.T, q *approvals.Store) (io.Writer, *syncBuf, func(str
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	done := make(chan error, 1)
-	go func() { done <- watchApprovals(ctx, q, pr, out) }()
+	go func() { done <- watch.Run(ctx, q, pr, out) }()
 	waitFor := func(s string) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)

@@ -1,70 +1,21 @@
-package cli
+// Package watch is approvals watch's terminal: the pending requests shown
+// as they arrive, the oldest one asked about with its whole input, and a
+// keypress that decides it (or a line typed: a deny's reason, a human
+// tool's answer). Tests drive it through a pipe. summary.go is the one
+// line per request that approvals list prints too.
+package watch
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
-	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
-
-func newApprovalsWatchCmd(io *IO) *cobra.Command {
-	f := &approvalsFlags{}
-	cmd := &cobra.Command{
-		Use:   "watch",
-		Short: "Show requests live and decide them with a keypress",
-		Long: `Prints every pending request as it arrives and asks about the oldest one,
-with its whole input (indented, wrapped; control characters shown as
-escapes): a = allow, d = deny, s = skip (ask about the next), q = quit.
-After d, type the reason the model reads and press Enter (Enter alone denies
-without one). An input longer than 60 lines is cut with a note, and
-a = allow waits until v has printed all of it. On a terminal one keypress
-decides; otherwise (a pipe) each key is read as typed. A request decided
-elsewhere meanwhile is reported and passed over.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			q, err := f.queue()
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-			defer stop()
-			out := io.Out
-			// On a terminal, one keypress decides: raw mode, restored on
-			// the way out. Raw mode also stops the terminal from turning
-			// "\n" into "\r\n" and Ctrl-C into SIGINT: crlf puts the first
-			// back, and watch reads Ctrl-C as q.
-			if file, ok := io.In.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
-				if old, err := term.MakeRaw(int(file.Fd())); err == nil {
-					defer term.Restore(int(file.Fd()), old)
-					out = crlf{out}
-				}
-			}
-			return watchApprovals(ctx, q, io.In, out)
-		},
-	}
-	f.register(cmd)
-	return cmd
-}
-
-// crlf writes "\r\n" for every "\n", for a terminal in raw mode.
-type crlf struct{ w io.Writer }
-
-func (c crlf) Write(p []byte) (int, error) {
-	if _, err := c.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
 
 // watchWidth and watchMaxLines bound what watch prints of one input before
 // asking: lines wrap at watchWidth; an input of more lines is cut, and
@@ -74,11 +25,13 @@ const (
 	watchMaxLines = 60
 )
 
-// watchApprovals is the watch loop: keys from in, the view to out, until
-// q (or Ctrl-C, Ctrl-D), the end of in, or ctx's end. It returns once the
+// Run is the watch loop: keys from in, the view to out, until q (or
+// Ctrl-C, Ctrl-D), the end of in, or ctx's end. It returns once the
 // queue's change watcher it started has stopped; the goroutine reading in
-// ends with in's next byte or its end (a read cannot be called off).
-func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out io.Writer) error {
+// ends with in's next byte or its end (a read cannot be called off). On a
+// terminal, put in in raw mode first (termio.Raw), so that one keypress
+// decides.
+func Run(ctx context.Context, q *approvals.Store, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	keys := readKeys(ctx, in)
 	changed := make(chan struct{}, 1)
@@ -104,7 +57,7 @@ func watchApprovals(ctx context.Context, q *approvals.Store, in io.Reader, out i
 	return err
 }
 
-// loop runs watch until it is done (see watchApprovals); the change
+// loop runs watch until it is done (see Run); the change
 // watcher ending early (watchDone) ends it too.
 func (w *watch) loop(ctx context.Context, keys <-chan byte, changed, watchDone <-chan struct{}) error {
 	fmt.Fprintln(w.out, "watching for approval requests (a = allow, d = deny, s = skip, v = view the whole input, q = quit)")
@@ -216,12 +169,12 @@ func (w *watch) refresh() error {
 		pending[r.ID] = true
 		if !w.seen[r.ID] {
 			w.seen[r.ID] = true
-			fmt.Fprintf(w.out, "new: %s\n", summary(r, now))
+			fmt.Fprintf(w.out, "new: %s\n", Summary(r, now))
 		}
 	}
 	if w.asking != "" && !pending[w.asking] {
 		if r, err := w.q.Get(w.asking); err == nil {
-			fmt.Fprintf(w.out, "%s was %s elsewhere (by %s)\n", r.ID, status(r, now), approvals.Visible(r.DecidedBy))
+			fmt.Fprintf(w.out, "%s was %s elsewhere (by %s)\n", r.ID, Status(r, now), approvals.Visible(r.DecidedBy))
 		}
 		w.asking, w.line = "", nil
 	}
