@@ -125,10 +125,14 @@ var hookCommands = map[string]func(*IO) *cobra.Command{
 // rootLong is the root's help (not built for a hook command alone, which
 // shows only its own).
 func rootLong() string {
-	return wrap(`interceptor runs as a hook of an AI coding agent (`+displays(clientsWhere(all))+`). It
-captures the session_token each tool result of your MCP server carries and
-injects it into the next call, per client session, so the model never types
-it.`) + `
+	return wrap(`interceptor runs as a hook of an AI coding agent (`+displays(clientsWhere(all))+`), or as
+a proxy in front of an MCP server, and carries the handles the server mints:
+the values a tool result hands out and later calls must pass back exactly (a
+session_token, a session index, a pid, a cursor). It takes each from the
+results and puts it into the calls that take it, per client session, so the
+model never types it; with --redact, or in the proxy, the model reads a
+stand-in instead. One handle needs only --arg NAME; several are declared in
+a --handles file.`) + `
 
 These flags also read an environment variable INTERCEPTOR_<FLAG> (e.g.
 INTERCEPTOR_STATE_DIR, INTERCEPTOR_SERVER=a,b), and a flag given wins:
@@ -144,7 +148,7 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 	io := f.IO
 	root := &cobra.Command{
 		Use:           "interceptor",
-		Short:         "Own the session token of token-authenticated MCP servers, in every client's tool-call path",
+		Short:         "Carry the handles MCP servers mint (session tokens, indexes, pids) into the calls that take them, in every client's tool-call path",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
