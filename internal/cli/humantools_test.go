@@ -110,13 +110,18 @@ func TestHumanToolsCLI(t *testing.T) {
 		t.Fatalf("second answer: %d %s", code, out)
 	}
 
-	// A held call: answered from the CLI while the call waits.
+	// A held call: answered from the CLI while the call waits. The answer
+	// finishes its writes before the test ends, so that the state dir it
+	// writes in is not removed under it.
+	answered := make(chan struct{})
 	go func() {
+		defer close(answered)
 		ids := pendingIDs(t, dir, 1)
 		cli(t, "approvals", "answer", ids[0], "the staging one", "--state-dir", dir)
 	}()
 	rs = mcpSession(t, dir, decl,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_user","arguments":{"question":"which repo?"}}}`)
+	<-answered
 	if got := rs[0].Get("result.content.0.text").Str; got != "the staging one" {
 		t.Fatalf("held result: %s", rs[0].Raw)
 	}
