@@ -56,7 +56,7 @@ const editedText = "E2E-EDITED-ON-THE-PAGE"
 // drawn on the page.
 const maxInboxLatency = time.Second
 
-// inboxBinary is the inbox's binary: the proxyhttp build of this tree
+// inboxBinary is the inbox's binary: interceptor-http built from this tree
 // (interceptorHTTP, built once, offline), or E2E_INTERCEPTOR_HTTP_BIN.
 func inboxBinary(t *testing.T) string {
 	t.Helper()

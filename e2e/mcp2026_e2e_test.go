@@ -20,14 +20,14 @@ import (
 )
 
 // interceptorHTTP builds interceptor-http (the command with the HTTP relay,
-// -tags proxyhttp) from the tree under test, once.
+// ./cmd/interceptor-http) from the tree under test, once.
 var interceptorHTTP = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "interceptor-http-")
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "interceptor-http")
-	cmd := exec.Command(goTool(), "build", "-tags", "proxyhttp", "-o", bin, "./cmd/interceptor")
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./cmd/interceptor-http")
 	cmd.Dir = bins.repo
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOPROXY=off", "GOTOOLCHAIN=local")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -42,7 +42,7 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string {
-	return "go build -tags proxyhttp: " + e.err.Error() + "\n" + e.out
+	return "go build ./cmd/interceptor-http: " + e.err.Error() + "\n" + e.out
 }
 
 // TestTSClient20260728ThroughHTTPRelay (issue 21): the TypeScript SDK's v2

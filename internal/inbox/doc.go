@@ -28,6 +28,6 @@
 // view.go renders requests, children and events for the page; stream.go
 // the server-sent events; notify.go the notifications.
 //
-// The package uses net/http, so only interceptor-http (the proxyhttp
-// build) links it: the hook binary's start-up stays as it is.
+// The package uses net/http, so only interceptor-http (through
+// internal/cli/httpcmd) links it: the hook binary's start-up stays as it is.
 package inbox

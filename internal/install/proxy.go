@@ -529,7 +529,7 @@ func relayNotes(c *hooks.Client, relay, url string) []string {
 		notes = append(notes, fmt.Sprintf("the address names a variable: it now stands in the entry's environment as written, so the relay gets it expanded only if %s expands variables there as it did in the address (docs/proxy.md)", c.Display))
 	}
 	if fi, err := os.Stat(relay); err != nil || fi.IsDir() {
-		notes = append(notes, fmt.Sprintf("%s does not exist (yet): it ships beside interceptor in each release; from a clone: go build -buildvcs=true -tags proxyhttp -o %s ./cmd/interceptor", relay, relay))
+		notes = append(notes, fmt.Sprintf("%s does not exist (yet): it ships beside interceptor in each release; from a clone: go build -buildvcs=true -o %s ./cmd/interceptor-http", relay, relay))
 	}
 	return notes
 }

@@ -44,7 +44,7 @@
 //     cut.
 //
 // The Streamable HTTP side is the subpackage streamhttp (http.go relays,
-// headers.go has the per-request headers of 2026-07-28), linked only with
-// the proxyhttp build tag (net/http would slow every hook run); proxytest
+// headers.go has the per-request headers of 2026-07-28), linked only into
+// interceptor-http (net/http would slow every hook run); proxytest
 // holds what the tests share.
 package proxy

@@ -1,8 +1,8 @@
 // Package streamhttp is the HTTP side of proxy mode: it relays a stdio MCP
 // client to a Streamable HTTP server, rewriting messages with a
 // proxy.Rewriter. It is its own package because net/http makes the binary
-// twice as large and every hook run slower; the command links it only when
-// built with the proxyhttp tag.
+// twice as large and every hook run slower; only interceptor-http links it
+// (internal/cli/httpcmd).
 package streamhttp
 
 import (

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/hookrun"
+	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/spf13/cobra"
+)
+
+func newApproveCmd(io *IO) *cobra.Command {
+	f := &hookrun.ApproveFlags{}
+	cmd := hookCmd("approve [--match REGEX] [--timeout 5m] [--on-timeout deny|allow]",
+		"Pre-tool hook: hold a tool call until a supervisor allows or denies it",
+		wrap(`Reads one pre-tool hook event on stdin (any client). A call whose tool name
+matches --match (default: every tool) is decided by rules first: a name
+matching a --deny REGEX is denied, then one matching an --allow REGEX is
+allowed, without asking. Any other call is put in the approval queue
+(<state dir>/approvals/) and the hook blocks until a supervisor decides it
+(interceptor approvals allow|deny ID, approvals watch, or the MCP server
+interceptor mcp --role supervisor), then answers in the client's own terms:
+allow or deny, with the reason the model reads, and on allow the
+supervisor's new arguments where the client takes them`+newInputCaveats()+`. install
+writes the approve hook for `+displays(clientsWhere(func(c *hooks.Client) bool { return !c.NoApprove }))+`. Regexes match the tool name as
+the client sends it (mcp__wf__next_step, mcp_wf_next_step, wf_next_step).`)+`
+
+After --timeout with no decision the request expires and the call is denied
+(--on-timeout allow runs it instead). The client's own hook timeout must be
+longer than --timeout plus 30 s, or the client kills the hook and runs the
+tool unapproved: interceptor install sets it, interceptor doctor checks it.
+
+Failure policy: fails CLOSED. Any problem once the event is read (unsafe
+state dir, a lock held too long, a bad --match/--allow/--deny regex) denies
+the call with the problem as the reason, plus one line on stderr. An event
+that cannot be fully read (over 8 MiB, nested too deep, not JSON, stdin not
+closed within 5 s) is denied too, in the shape of the --client named; only
+with --client auto is there no shape to answer in: one stderr line and the
+call proceeds under the client's own rules. Always exits 0, never 2.`)
+	fl := cmd.Flags()
+	fl.StringVar(&f.Client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
+	stateDirVar(cmd, &f.StateDir, "state dir holding the approval queue and the tokens kept out of its records")
+	fl.StringVar(&f.DebugLog, "debug-log", "", "append a trace of each run to this file")
+	fl.StringVar(&f.Match, "match", "", "only tools whose name matches this regex need approval (default: all)")
+	fl.StringArrayVar(&f.Allow, "allow", nil, "allow tools whose name matches this regex without asking (repeatable)")
+	fl.StringArrayVar(&f.Deny, "deny", nil, "deny tools whose name matches this regex without asking; wins over --allow (repeatable)")
+	fl.DurationVar(&f.Timeout, "timeout", approvals.DefaultTimeout, "how long to wait for a decision")
+	fl.StringVar(&f.OnTimeout, "on-timeout", "deny", "what an undecided call gets after --timeout: deny or allow")
+	fl.StringVar(&f.Chat, "chat", "", "tag requests with this child chat (interceptor children sets INTERCEPTOR_CHAT)")
+	fl.StringVar(&f.Arg, "arg", approvals.DefaultKey, "the token argument: the queue shows a stand-in for any value under it, and for any token held for the session")
+	// The root's applyEnv fails a command before it runs, and a hook that
+	// fails lets the call proceed: approve keeps the error and denies.
+	cmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		f.EnvErr = applyEnv(cmd.Flags())
+		return nil
+	}
+	cmd.RunE = func(*cobra.Command, []string) error { return hookrun.Approve(io, f) }
+	return cmd
+}
+
+// newInputCaveats is where new arguments do not reach the call, from the
+// clients' descriptions: " (…; …)", or "" when they reach it everywhere.
+func newInputCaveats() string {
+	var out []string
+	for _, c := range clientsWhere(func(c *hooks.Client) bool { return c.NewInputCaveat != "" }) {
+		out = append(out, c.NewInputCaveat)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, "; ") + ")"
+}

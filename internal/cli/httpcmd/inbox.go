@@ -1,0 +1,29 @@
+package httpcmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/interceptor-dev/interceptor/internal/cli"
+	"github.com/interceptor-dev/interceptor/internal/inbox"
+)
+
+// serveInbox serves the page until ctx ends, Ctrl-C or SIGTERM.
+func serveInbox(ctx context.Context, r *cli.InboxRun, io *cli.IO) error {
+	srv, err := inbox.Listen(inbox.Options{StateDir: r.StateDir, Listen: r.Listen, AllowRemote: r.AllowRemote,
+		Notify: r.Notify, NotifyJSON: r.NotifyJSON, Desktop: r.Desktop, Log: io.Err, NewKey: r.NewKey})
+	if err != nil {
+		return err
+	}
+	if r.AllowRemote {
+		fmt.Fprintf(io.Err, "inbox: WARNING: listening on %s, beyond loopback (--allow-remote): anyone who can reach it and has the URL decides your agents' tool calls, over plain HTTP\n", srv.Addr())
+	}
+	fmt.Fprintf(io.Out, "interceptor inbox: open %s\n", srv.URL())
+	fmt.Fprintf(io.Out, "state dir %s; %s\n", r.StateDir, srv.Describe())
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return srv.Serve(ctx)
+}
