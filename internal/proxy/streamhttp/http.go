@@ -3,6 +3,11 @@
 // proxy.Rewriter. It is its own package because net/http makes the binary
 // twice as large and every hook run slower; only interceptor-http links it
 // (internal/cli/httpcmd).
+//
+// http.go relays (a POST per message, the GET stream, the session's end);
+// sse.go reads an event stream and resume.go resumes a dropped one;
+// redirect.go is the redirect policy (same origin only); headers.go the
+// headers the relay sends and auth.go OAuth on a 401.
 package streamhttp
 
 import (
@@ -12,9 +17,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -469,66 +472,6 @@ func (c *httpConn) cancelOpen(id gjson.Result) bool {
 	return true
 }
 
-// crossOrigin is a redirect the relay refused to follow.
-type crossOrigin struct{ from, to string }
-
-func (e *crossOrigin) Error() string {
-	return "the MCP server redirected the request from " + e.from + " to another origin, " + e.to +
-		"; not followed (the request carries the session token and the --header values)"
-}
-
-// sameOrigin is a redirect policy that follows a redirect only within the
-// origin (scheme, host and port) of the first request: a 307 or 308 would
-// send the body, with its injected token, and every header, X-Api-Key and
-// Mcp-Session-Id too, to wherever it points. next is the policy it wraps
-// (nil: Go's default of at most 10 redirects).
-func sameOrigin(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if from, to := origin(via[0].URL), origin(req.URL); from != to {
-			return &crossOrigin{from: from, to: to}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
-}
-
-// origin is u's scheme, host and port (the default port when none is
-// given), in lower case.
-func origin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	port := u.Port()
-	if port == "" {
-		switch scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
-}
-
-// hideAddress is err for the client (and its model) to read: an error
-// naming the server's whole address (Go's *url.Error does) names it by its
-// origin only, for the address may hold a key in its path or query
-// (install --proxy keeps it out of the relay's arguments for that).
-func hideAddress(err error) string {
-	var ue *url.Error
-	if !errors.As(err, &ue) {
-		return err.Error()
-	}
-	shown := "the server's address"
-	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
-		shown = origin(u)
-	}
-	return fmt.Sprintf("%s %s: %v", ue.Op, shown, ue.Err)
-}
-
 // deliver passes one message (or batch) from the server to the client, on
 // one line; or for a message too large to keep (over), what answers it.
 func (c *httpConn) deliver(data []byte, over *rawjson.Head, o *outstanding) {
@@ -713,103 +656,4 @@ func (c *httpConn) endSession() {
 	if resp, err := c.client.Do(req); err == nil {
 		resp.Body.Close()
 	}
-}
-
-// sseCursor is where an event stream stands, for a reconnection to
-// resume it: the last event id it gave (the stream's, kept from one event
-// to the next as the SSE spec says) and the reconnection time its last
-// retry field asked for (0: none).
-type sseCursor struct {
-	lastID string
-	retry  time.Duration
-}
-
-// readSSE calls onEvent with the data of each event of an event stream
-// whose type is message (or unnamed), until the stream ends, and keeps cur
-// (which may be nil) up to date. An event whose data is blank (the priming
-// event a resumable stream starts with: an id, nothing to deliver) is not
-// passed on. The data of an event over the message size limit is not kept:
-// onEvent gets its head instead.
-func readSSE(r io.Reader, max int, cur *sseCursor, onEvent func(data []byte, over *rawjson.Head)) {
-	if max <= 0 {
-		max = proxy.DefaultMaxMessage
-	}
-	if cur == nil {
-		cur = new(sseCursor)
-	}
-	lr := proxy.NewLineReader(r, max)
-	var data []byte
-	var over *rawjson.Head
-	var id, event string
-	idSet, hasData := false, false
-	for {
-		line, overLine, err := lr.Next()
-		l, _ := proxy.SplitEnding(line)
-		switch {
-		case overLine != nil:
-			// One line over the limit: it is the event's data (no other
-			// field is that long); what came before it is lost.
-			over, hasData = overLine, true
-		case len(l) == 0 && len(line) > 0: // blank line: dispatch
-			if idSet {
-				cur.lastID = id
-			}
-			if hasData && (event == "" || event == "message") && (over != nil || len(bytes.TrimSpace(data)) > 0) {
-				onEvent(data, over)
-			}
-			data, over, event, hasData = nil, nil, "", false
-		case len(l) > 0 && l[0] == ':': // comment
-		case len(l) > 0:
-			field, value, _ := bytes.Cut(l, []byte{':'})
-			value = bytes.TrimPrefix(value, []byte{' '})
-			switch string(field) {
-			case "data":
-				if hasData && over == nil && len(data)+1+len(value) > max {
-					over = new(rawjson.Head)
-					over.Write(data)
-					data = nil
-				}
-				switch {
-				case over != nil:
-					over.Write([]byte{'\n'})
-					over.Write(value)
-				case hasData:
-					data = append(append(data, '\n'), value...)
-				default:
-					data = append(data, value...)
-				}
-				hasData = true
-			case "event":
-				event = string(value)
-			case "id":
-				// An id holding NUL is ignored (the SSE spec).
-				if bytes.IndexByte(value, 0) < 0 {
-					id, idSet = string(value), true
-				}
-			case "retry":
-				if ms, ok := digits(value); ok {
-					cur.retry = time.Duration(ms) * time.Millisecond
-				}
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// digits is value as a number of milliseconds when it is ASCII digits only
-// (the SSE spec ignores a retry field that is anything else), bounded.
-func digits(value []byte) (int64, bool) {
-	if len(value) == 0 || len(value) > 9 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range value {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
 }
