@@ -31,4 +31,12 @@
 //     has configured (MCPServers, ConfiguredServers); codextrust.go's Trust:
 //     Codex's record of a hook; approveroute.go: the approve hooks a
 //     headless child's calls would reach (FindApproveHooks).
+//   - untrust.go: uninstall's taking back of the trust records --trust
+//     wrote.
+//   - proxy.go: install --proxy, which rewrites a server's entry so the
+//     client starts interceptor proxy (a command) or interceptor-http proxy
+//     (an address) instead, and puts it back; proxy_toml.go: the same for
+//     Codex's config.toml; proxy_oauth.go: a Claude Code entry's OAuth
+//     block, taken over by the relay; urlsecret.go: the address kept in the
+//     entry's environment, never in the relay's arguments.
 package install
