@@ -363,14 +363,17 @@ func runApprovalScenarios(t *testing.T, c *client, queueClient, origin string) {
 }
 
 func TestApprovalsClaudeCode(t *testing.T) {
+	parallel(t)
 	t.Run("permission_prompt_tool", func(t *testing.T) { runApprovalScenarios(t, claudePermitTool, "claude-code", "mcp permit") })
 	t.Run("approve_hook", func(t *testing.T) { runApprovalScenarios(t, claudeApproveHook, "claude-code", "approve hook") })
 }
 
 func TestApprovalsCodex(t *testing.T) {
+	parallel(t)
 	runApprovalScenarios(t, codexApproveHook, "codex", "approve hook")
 }
 
 func TestApprovalsGemini(t *testing.T) {
+	parallel(t)
 	runApprovalScenarios(t, geminiApproveHook, "gemini", "approve hook")
 }

@@ -577,6 +577,7 @@ func dumpChildren(t *testing.T, sc *scenario, parentOut, parentErr string) {
 }
 
 func TestChildrenClaudeCode(t *testing.T) {
+	parallel(t)
 	t.Run("parent", func(t *testing.T) { runParentScenario(t, childClaude) })
 	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childClaude) })
 	t.Run("durable", func(t *testing.T) { runDurableChildren(t, childClaude) })
@@ -584,17 +585,20 @@ func TestChildrenClaudeCode(t *testing.T) {
 }
 
 func TestChildrenCodex(t *testing.T) {
+	parallel(t)
 	t.Run("parent", func(t *testing.T) { runParentScenario(t, childCodex) })
 	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childCodex) })
 	t.Run("durable", func(t *testing.T) { runDurableChildren(t, childCodex) })
 }
 
 func TestChildrenGemini(t *testing.T) {
+	parallel(t)
 	t.Run("parent", func(t *testing.T) { runParentScenario(t, childGemini) })
 	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childGemini) })
 }
 
 func TestChildrenOpenCode(t *testing.T) {
+	parallel(t)
 	t.Run("parent", func(t *testing.T) { runParentScenario(t, childOpenCode) })
 	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childOpenCode) })
 }

@@ -227,6 +227,7 @@ func copilotPascal() client2 {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestCopilotCLI(t *testing.T) {
+	parallel(t)
 	t.Run("pascal_events", func(t *testing.T) { copilotPascal().run(t, false, nil) })
 	t.Run("hooks", func(t *testing.T) { copilotCLI.run(t, false, resultRedaction) })
 	t.Run("concurrent", func(t *testing.T) { copilotCLI.runSessions(t, 2, false, resultRedaction) })
@@ -276,12 +277,14 @@ var droidCLI = client2{
 }
 
 func TestCline(t *testing.T) {
+	parallel(t)
 	t.Run("hooks", func(t *testing.T) { clineCLI.run(t, false, nil) })
 	t.Run("concurrent", func(t *testing.T) { clineCLI.runSessions(t, 2, false, nil) })
 	t.Run("proxy", func(t *testing.T) { clineCLI.run(t, true, nil) })
 }
 
 func TestDroid(t *testing.T) {
+	parallel(t)
 	t.Run("hooks", func(t *testing.T) { droidCLI.run(t, false, nil) })
 	t.Run("proxy", func(t *testing.T) { droidCLI.run(t, true, nil) })
 }
@@ -353,6 +356,7 @@ func clearedAtEnd(sc *scenario) {
 }
 
 func TestClaudeAgentSDK(t *testing.T) {
+	parallel(t)
 	t.Run("programmatic_hooks", func(t *testing.T) { agentSDK.run(t, false, clearedAtEnd) })
 	t.Run("settings_hooks", func(t *testing.T) { agentSDKSettings.run(t, false, clearedAtEnd) })
 	t.Run("proxy", func(t *testing.T) { agentSDKSettings.run(t, true, nil) })
@@ -388,6 +392,7 @@ var kiloCLI = client2{
 }
 
 func TestKilo(t *testing.T) {
+	parallel(t)
 	t.Run("hooks", func(t *testing.T) { kiloCLI.run(t, false, resultRedaction) })
 	t.Run("proxy", func(t *testing.T) { kiloCLI.run(t, true, nil) })
 }

@@ -239,7 +239,19 @@ func runAwkwardScenario(t *testing.T, c *client, viaProxy bool) {
 	runScenarioWith(t, sc)
 }
 
-func TestClaudeCode(t *testing.T) { runClientScenarios(t, claudeCode) }
-func TestCodex(t *testing.T)      { runClientScenarios(t, codex) }
-func TestGemini(t *testing.T)     { runClientScenarios(t, gemini) }
-func TestOpenCode(t *testing.T)   { runClientScenarios(t, opencode) }
+func TestClaudeCode(t *testing.T) {
+	parallel(t)
+	runClientScenarios(t, claudeCode)
+}
+func TestCodex(t *testing.T) {
+	parallel(t)
+	runClientScenarios(t, codex)
+}
+func TestGemini(t *testing.T) {
+	parallel(t)
+	runClientScenarios(t, gemini)
+}
+func TestOpenCode(t *testing.T) {
+	parallel(t)
+	runClientScenarios(t, opencode)
+}

@@ -169,11 +169,13 @@ func checkDCDebugLog(path string) []string {
 }
 
 func TestHandlesDesktopCommanderClaudeCode(t *testing.T) {
+	parallel(t)
 	t.Run("hooks", func(t *testing.T) { runDC(t, handlesClaude, false) })
 	t.Run("proxy", func(t *testing.T) { runDC(t, handlesClaude, true) })
 }
 
 func TestHandlesDesktopCommanderCodex(t *testing.T) {
+	parallel(t)
 	t.Run("hooks", func(t *testing.T) { runDC(t, handlesCodex, false) })
 	t.Run("proxy", func(t *testing.T) { runDC(t, handlesCodex, true) })
 }

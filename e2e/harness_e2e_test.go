@@ -456,3 +456,16 @@ func (sc *scenario) dump() {
 	}
 	t.Log(b.String())
 }
+
+// parallel lets a test run beside the others once the serial tests are
+// done; a test opts in by calling it first. It suits a test whose time is
+// mostly a real client's waits, whose scenario has its own dirs, ports
+// (127.0.0.1:0), fake model and servers, and which asserts no timing: the
+// inbox page's tests (latency and settle bounds, Chromium's CPU) stay
+// serial. go test -parallel bounds how many run at once (.ci/e2e: 3 on two
+// cores); E2E_SERIAL=1 runs every test alone, to tell a race from a bug.
+func parallel(t *testing.T) {
+	if os.Getenv("E2E_SERIAL") == "" {
+		t.Parallel()
+	}
+}

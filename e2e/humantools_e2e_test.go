@@ -384,11 +384,17 @@ func (hs *humanScenario) check(parkedID string) {
 	}
 }
 
-func TestHumanToolsClaudeCode(t *testing.T) { runHumanTools(t, claudeHuman(), false) }
+func TestHumanToolsClaudeCode(t *testing.T) {
+	parallel(t)
+	runHumanTools(t, claudeHuman(), false)
+}
 
 // TestHumanToolsProxyClaudeCode: the same through `interceptor proxy
 // --human-tools`.
-func TestHumanToolsProxyClaudeCode(t *testing.T) { runHumanTools(t, claudeHuman(), true) }
+func TestHumanToolsProxyClaudeCode(t *testing.T) {
+	parallel(t)
+	runHumanTools(t, claudeHuman(), true)
+}
 
 func claudeHuman() humanClient {
 	return humanClient{
@@ -440,6 +446,7 @@ func deliverHooks(promptEvent, postEvent, matcher, cmd string, timeout int, noPr
 // --dangerously-bypass-hook-trust. Without the prompt hook
 // (E2E_HUMAN_NO_DELIVER) it is taken out of hooks.json after install.
 func TestHumanToolsCodex(t *testing.T) {
+	parallel(t)
 	runHumanTools(t, humanClient{
 		name: "Codex CLI " + codexVersion,
 		configure: func(hs *humanScenario, server []string, _ string, noPrompt bool) {
@@ -477,6 +484,7 @@ func TestHumanToolsCodex(t *testing.T) {
 }
 
 func TestHumanToolsGemini(t *testing.T) {
+	parallel(t)
 	runHumanTools(t, humanClient{
 		name: "Gemini CLI " + geminiVersion,
 		configure: func(hs *humanScenario, server []string, hook string, noPrompt bool) {
@@ -501,6 +509,7 @@ func TestHumanToolsGemini(t *testing.T) {
 // human server's tools. Without the prompt hook (E2E_HUMAN_NO_DELIVER) the
 // shim's chat.message hook is renamed to one OpenCode never calls.
 func TestHumanToolsOpenCode(t *testing.T) {
+	parallel(t)
 	runHumanTools(t, shimHuman("OpenCode "+opencodeVersion, "opencode", clientBin("opencode"), ".opencode", opencodePluginDirs,
 		[]string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1",
 			"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}), false)
@@ -509,6 +518,7 @@ func TestHumanToolsOpenCode(t *testing.T) {
 // TestHumanToolsKilo: the same with Kilo CLI, OpenCode underneath
 // (`install kilo --server human --deliver`, .kilo/plugin/, kilo.json).
 func TestHumanToolsKilo(t *testing.T) {
+	parallel(t)
 	runHumanTools(t, shimHuman("Kilo CLI "+kiloVersion, "kilo", client2Bin(t, "kilo"), ".kilo", kiloPluginDirs, kiloEnv), false)
 }
 

@@ -191,15 +191,22 @@ func (sc *scenario) interceptor(args ...string) string {
 	return string(out)
 }
 
-func TestJSONCGemini(t *testing.T) { runScenario(t, geminiJSONC, 1, false) }
+func TestJSONCGemini(t *testing.T) {
+	parallel(t)
+	runScenario(t, geminiJSONC, 1, false)
+}
 
-func TestJSONCDroid(t *testing.T) { droidJSONC().run(t, false, nil) }
+func TestJSONCDroid(t *testing.T) {
+	parallel(t)
+	droidJSONC().run(t, false, nil)
+}
 
 // TestJSONCCopilotIgnored: beside the hooks install wrote, two hand-written
 // hooks files in ~/.copilot/hooks/ with the same post-tool hook (it touches
 // a marker): Copilot runs the plain one's and logs the commented one as
 // "Invalid hook configuration", running none of its hooks.
 func TestJSONCCopilotIgnored(t *testing.T) {
+	parallel(t)
 	c := *copilotCLI.client
 	c.name += " (and a commented hooks file)"
 	c.configure = func(sc *scenario) {

@@ -54,6 +54,7 @@ func (e *buildError) Error() string {
 // sees no token and no token argument, and every POST carries the
 // 2026-07-28 headers; there is no GET stream, DELETE or session id.
 func TestTSClient20260728ThroughHTTPRelay(t *testing.T) {
+	parallel(t)
 	prefix := filepath.Join(clients2Dir(t), "clients")
 	bin, err := interceptorHTTP()
 	if err != nil {

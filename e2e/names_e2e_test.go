@@ -292,6 +292,7 @@ func observedNamesPath() string {
 }
 
 func TestToolNames(t *testing.T) {
+	parallel(t)
 	var want []nameObservation
 	if b, err := os.ReadFile(observedNamesPath()); err == nil {
 		if err := json.Unmarshal(b, &want); err != nil {

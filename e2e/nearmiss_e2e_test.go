@@ -22,6 +22,7 @@ import (
 // With E2E_HOOK=e2e/testdata/loghook.sh the same call reaches the server as
 // the model typed it, and is rejected.
 func TestHandlesNearMissCodex(t *testing.T) {
+	parallel(t)
 	hs := newHandlesScenario(t, handlesCodex, false, "wf", nil, fakemodel.NearMissScript{Server: "wf"},
 		func(sc *scenario) (string, []string) {
 			return bins.tokenServer, []string{"--role", wfserver.RoleWF, "--name", "wf", "--log", sc.serverLog, "--awkward"}

@@ -40,6 +40,7 @@ import (
 // output, doctor and auth status show the authorization, and uninstall
 // --proxy puts the entry back as it was.
 func TestOAuthClaudeCode(t *testing.T) {
+	parallel(t)
 	t.Run("login_first", func(t *testing.T) { runOAuthScenario(t, false) })
 	t.Run("on_first_401", func(t *testing.T) { runOAuthScenario(t, true) })
 }

@@ -105,7 +105,19 @@ func runProxyScenarios(t *testing.T, c *client) {
 	t.Run("awkward_nested", func(t *testing.T) { runAwkwardScenario(t, c, true) })
 }
 
-func TestProxyClaudeCode(t *testing.T) { runProxyScenarios(t, claudeCode) }
-func TestProxyCodex(t *testing.T)      { runProxyScenarios(t, codex) }
-func TestProxyGemini(t *testing.T)     { runProxyScenarios(t, gemini) }
-func TestProxyOpenCode(t *testing.T)   { runProxyScenarios(t, opencode) }
+func TestProxyClaudeCode(t *testing.T) {
+	parallel(t)
+	runProxyScenarios(t, claudeCode)
+}
+func TestProxyCodex(t *testing.T) {
+	parallel(t)
+	runProxyScenarios(t, codex)
+}
+func TestProxyGemini(t *testing.T) {
+	parallel(t)
+	runProxyScenarios(t, gemini)
+}
+func TestProxyOpenCode(t *testing.T) {
+	parallel(t)
+	runProxyScenarios(t, opencode)
+}

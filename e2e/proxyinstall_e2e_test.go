@@ -74,5 +74,6 @@ func entryOf(sc *scenario, path, server string) string {
 }
 
 func TestProxyInstallClaudeCode(t *testing.T) {
+	parallel(t)
 	runScenarioWith(t, &scenario{t: t, c: claudeCodeInstallProxy, sessions: 1, viaProxy: true})
 }

@@ -28,6 +28,7 @@ import (
 // --approve --approve-shell`: the shell call must reach the approval queue,
 // and a supervisor's deny keeps the command from running.
 func TestShellToolNames(t *testing.T) {
+	parallel(t)
 	for _, nc := range append(slices.Clone(namesClients), namesClients2...) {
 		t.Run(nc.id, func(t *testing.T) { observeShell(t, nc, false) })
 	}
@@ -221,6 +222,7 @@ func denyShell(t *testing.T, stateDir string) func() []approvals.Request {
 // the event's name in any case, with or without a lowercase script
 // extension.
 func TestClineHookFileNames(t *testing.T) {
+	parallel(t)
 	var nc namesClient
 	for _, c := range namesClients2 {
 		if c.id == "cline" {

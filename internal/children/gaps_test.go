@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -280,8 +282,10 @@ func TestCancelSettlesTheChat(t *testing.T) {
 	dir := t.TempDir()
 	fixture, _ := filepath.Abs("testdata/claude-code-chat2.jsonl")
 	// Like a Codex hook: a process in a session (and group) of its own,
-	// with the client's environment.
-	script := fmt.Sprintf("#!/bin/sh\nsetsid sleep 60 >/dev/null 2>&1 &\necho $! > %q\ncat %q\nsleep 60 & wait\n", filepath.Join(dir, "outside.pid"), fixture)
+	// with the client's environment. It writes its pid once it has left
+	// the client's group: $! of the shell could name it before setsid,
+	// when the group's kill still reaches it.
+	script := fmt.Sprintf("#!/bin/sh\nsetsid sh -c 'echo $$ > %s; exec sleep 60' >/dev/null 2>&1 &\ncat %q\nsleep 60 & wait\n", filepath.Join(dir, "outside.pid"), fixture)
 	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -296,8 +300,11 @@ func TestCancelSettlesTheChat(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, "outside.pid"))
 		fmt.Sscan(string(b), &pid)
 	}
-	if pid == 0 || len(chatProcs(chat.ID)) == 0 {
+	if pid == 0 || !slices.Contains(chatProcs(chat.ID), pid) {
 		t.Fatalf("the fake client's outside process (%d) is not running with the chat in its environment", pid)
+	}
+	if sid, _ := procStat(pid); sid != pid {
+		t.Fatalf("the fake client's outside process (%d) is in session %d, not its own", pid, sid)
 	}
 	ask, err := q.Enqueue(approvals.Request{Client: "codex", Tool: "mcp__wf__next_step", Input: `{}`, Deadline: time.Now().Add(time.Hour), Chat: chat.ID})
 	if err != nil {
@@ -320,12 +327,33 @@ func TestCancelSettlesTheChat(t *testing.T) {
 	if procs := chatProcs(chat.ID); len(procs) > 0 {
 		t.Errorf("processes carrying the chat are left after cancel: %v", procs)
 	}
-	if syscall.Kill(pid, 0) == nil {
+	if _, alive := procStat(pid); alive {
 		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if f := strings.Fields(string(st)); len(f) < 3 || f[2] != "Z" {
-			t.Errorf("the process outside the client's group (%d) lives on", pid)
-		}
+		t.Errorf("the process outside the client's group (%d) lives on: %s", pid, st)
 	}
+}
+
+// procStat reads /proc/<pid>/stat: the process's session, and whether it
+// still lives. A process killed and past the start of its exit does not:
+// it runs nothing of its own again, though it shows as running (state R,
+// flag PF_EXITING) until it is a zombie. Cancel stops waiting once the
+// killed process has dropped its memory (its environment no longer names
+// the chat), which is already inside that exit.
+func procStat(pid int) (sid int, alive bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := strings.LastIndexByte(string(b), ')')
+	if err != nil || i < 0 {
+		return 0, false
+	}
+	// After the command name: state ppid pgrp session tty_nr tpgid flags.
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 7 {
+		return 0, false
+	}
+	sid, _ = strconv.Atoi(f[3])
+	flags, _ := strconv.ParseUint(f[6], 10, 32)
+	const pfExiting = 0x4
+	return sid, f[0] != "Z" && f[0] != "X" && flags&pfExiting == 0
 }
 
 func readFile(t *testing.T, path string) []byte {

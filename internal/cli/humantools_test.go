@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -111,17 +112,25 @@ func TestHumanToolsCLI(t *testing.T) {
 	}
 
 	// A held call: answered from the CLI while the call waits. The answer
-	// finishes its writes before the test ends, so that the state dir it
-	// writes in is not removed under it.
-	answered := make(chan struct{})
+	// wakes the call with its first write (open/) and then moves the record
+	// to history/: the test waits for the whole answer command, or its
+	// rename races the temp dir's removal.
+	answered := make(chan string, 1)
 	go func() {
-		defer close(answered)
+		failed := "no pending request to answer"
+		defer func() { answered <- failed }() // also when pendingIDs gives up
 		ids := pendingIDs(t, dir, 1)
-		cli(t, "approvals", "answer", ids[0], "the staging one", "--state-dir", dir)
+		if out, code := cli(t, "approvals", "answer", ids[0], "the staging one", "--state-dir", dir); code != 0 {
+			failed = fmt.Sprintf("exit %d: %s", code, out)
+			return
+		}
+		failed = ""
 	}()
 	rs = mcpSession(t, dir, decl,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_user","arguments":{"question":"which repo?"}}}`)
-	<-answered
+	if failed := <-answered; failed != "" {
+		t.Fatalf("answer of the held call: %s", failed)
+	}
 	if got := rs[0].Get("result.content.0.text").Str; got != "the staging one" {
 		t.Fatalf("held result: %s", rs[0].Raw)
 	}

@@ -413,6 +413,12 @@ func (s *Store) update(rec Record, alsoCurrent bool, fn func(token.Holding) (tok
 	if err != nil || !write {
 		return err
 	}
+	var replaced []*os.File // freed once the locks are let go (openReplaced)
+	defer func() {
+		for _, f := range replaced {
+			f.Close()
+		}
+	}()
 	return s.locked(dir, locks, func() error {
 		if now, _ := os.Lstat(w.own()); (now == nil) != (seen == nil) || now != nil && !os.SameFile(now, seen) {
 			w.discard()
@@ -420,6 +426,7 @@ func (s *Store) update(rec Record, alsoCurrent bool, fn func(token.Holding) (tok
 				return err
 			}
 		}
+		replaced = openReplaced(dir, w.names)
 		for _, r := range w.reps {
 			if err := r.Commit(); err != nil {
 				return err

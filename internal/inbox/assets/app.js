@@ -624,12 +624,18 @@
         it.updated_input ? el('div', {}, el('span', {class: 'note', text: 'ran with new input:'}), el('pre', {text: it.updated_input})) : null));
   }
 
+  // historyLoads numbers the loads: only the newest one shows its answer.
+  // Opening the tab loads the whole list; a search sent right after must not
+  // be overwritten by that older list when its answer comes in last.
+  let historyLoads = 0;
   async function loadHistory(more) {
     const q = $('history-q').value;
     const params = new URLSearchParams({q, limit: '50'});
     if (more && historyNext) params.set('before', historyNext);
+    const n = ++historyLoads;
     try {
       const v = await get('/api/history?' + params);
+      if (n !== historyLoads) return;
       const box = $('history-list');
       if (!more) box.replaceChildren();
       for (const it of v.items) box.append(historyRow(it));
@@ -639,7 +645,7 @@
       $('history-note').textContent = shown ? (q ? shown + ' found' + (historyNext ? ' so far (' + v.scanned + ' records searched in the last step; Older searches on)' : '') : '') :
         (q ? 'nothing found' + (historyNext ? ' in the newest ' + v.scanned + ' records; Older searches on' : '') : 'no decided requests yet');
     } catch (e) {
-      $('history-note').textContent = e.message;
+      if (n === historyLoads) $('history-note').textContent = e.message;
     }
   }
 
