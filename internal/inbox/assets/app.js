@@ -191,7 +191,40 @@
     if (it.chat) parts.push(el('a', {href: '#chat=' + encodeURIComponent(it.chat), text: 'chat ' + it.chat.replace(/^.*-/, '')}));
     parts.push(el('span', {}, 'client ', el('b', {text: it.client || '?'})));
     if (it.session) parts.push(el('span', {title: it.session, text: 'session ' + (it.session.length > 14 ? it.session.slice(0, 12) + '…' : it.session)}));
+    if (it.project && it.project !== it.cwd) parts.push(el('span', {class: 'project'}, 'project ', el('b', {text: it.project})));
+    if (it.cwd) parts.push(el('span', {class: 'cwd'}, 'in ', el('b', {class: 'mono', text: it.cwd})));
     return parts;
+  }
+
+  // ---- a request as a person reads it (internal/present) --------------------
+
+  // presented is the text of a card's main box: the command, the diff, the
+  // file's content, or each argument as key: value.
+  function presented(c) {
+    switch (c.kind) {
+      case 'command': return c.command;
+      case 'edit': return c.diff;
+      case 'write': return c.content;
+    }
+    return (c.args || []).map((a) => a.value.includes('\n') ? a.key + ':\n  ' + a.value.replace(/\n/g, '\n  ') : a.key + ': ' + a.value).join('\n');
+  }
+
+  // diffShow fills a diff's box a line at a time, each line a span its
+  // sign colours (as text: never markup).
+  function diffShow(pre, t) {
+    pre.replaceChildren(...t.split('\n').map((l) => el('span', {
+      class: l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '',
+      text: l + '\n'})));
+  }
+
+  // cardHead is what goes above a presented card's box: the risk marks,
+  // the agent's description of a command, the file a write or edit is of.
+  function cardHead(c) {
+    const out = [];
+    if ((c.risks || []).length) out.push(el('p', {class: 'risks'}, ...c.risks.map((r) => el('span', {class: 'risk', text: r}))));
+    if (c.description) out.push(el('p', {class: 'desc', text: c.description}));
+    if (c.kind === 'write') out.push(el('p', {class: 'path'}, 'write ', el('code', {text: c.path})));
+    return out;
   }
 
   function timing(it) {
@@ -278,7 +311,7 @@
 
   // boxed puts text into pre and returns [pre, its note]; pre.show(text)
   // puts other text in.
-  function boxed(pre, text) {
+  function boxed(pre, text, fill) {
     const count = el('span');
     const tail = el('code', {class: 'tail'});
     const more = el('p', {class: 'more', hidden: true}, count, tail,
@@ -305,7 +338,8 @@
       }
     };
     pre.show = (t) => {
-      pre.textContent = t;
+      if (fill) fill(pre, t);
+      else pre.textContent = t;
       const end = t.replace(/\s+$/, '');
       tail.textContent = (end.length > 200 ? '…' + end.slice(-200) : end).replace(/\n/g, ' ⏎ ');
       later();
@@ -360,8 +394,15 @@
       return c;
     }
 
-    const [input, more] = boxed(el('pre', {class: 'input'}), it.input);
-    c.append(input, more);
+    const pc = it.card;
+    const [input, more] = boxed(el('pre', {class: 'input' + (pc ? ' ' + pc.kind : '')}), pc ? presented(pc) : it.input,
+      pc && pc.kind === 'edit' ? diffShow : null);
+    if (pc) {
+      c.append(...cardHead(pc), input, more,
+        el('details', {class: 'raw'}, el('summary', {text: 'arguments as JSON'}), el('pre', {class: 'raw-input', text: it.input})));
+    } else {
+      c.append(input, more);
+    }
     let whole = !it.input_cut;
     const cutNote = it.input_cut ? el('p', {class: 'note'},
       'Input cut: ' + it.input.length + ' of ' + it.input_cut + ' characters shown; allowing waits until you have seen all of it. ',
