@@ -354,3 +354,74 @@ func (s *Store) ruled(c Call, rule Rule) (hooks.Decision, error) {
 	}
 	return hooks.Decision{}, fmt.Errorf("approval record: %w", err)
 }
+
+// Shapes of a rule made from a request (RuleFor).
+const (
+	ShapeTool   = "tool"   // every call of the tool
+	ShapePrefix = "prefix" // the tool with this command or path prefix
+)
+
+// RuleFor makes the rule "always allow (or deny) calls like r" in scope:
+// r's client and tool, r's session or project by scope; with ShapePrefix,
+// prefix narrows it to commands (a shell tool: r's input has a command) or
+// files (r's input names a file) that start with it ("" suggests one:
+// Suggest).
+func RuleFor(r Request, allow bool, scope, shape, prefix, by string) (Rule, error) {
+	rule := Rule{Allow: allow, Scope: scope, Client: r.Client, Tool: r.Tool, By: by}
+	switch scope {
+	case ScopeSession:
+		rule.Session = r.Session
+	case ScopeProject:
+		rule.Project = r.Project
+	}
+	switch shape {
+	case ShapeTool:
+	case ShapePrefix:
+		kind, suggested := Suggest(r)
+		if prefix == "" {
+			prefix = suggested
+		}
+		switch kind {
+		case "command":
+			rule.CommandPrefix = prefix
+		case "path":
+			rule.PathPrefix = prefix
+		default:
+			return Rule{}, fmt.Errorf("request %s: %s has no command or file to take a prefix of", r.ID, r.Tool)
+		}
+		if prefix == "" {
+			return Rule{}, fmt.Errorf("request %s: no prefix", r.ID)
+		}
+	default:
+		return Rule{}, fmt.Errorf("shape %q: want tool or prefix", shape)
+	}
+	return rule, rule.check()
+}
+
+// Suggest says what a prefix rule for r would narrow (kind "command" or
+// "path", "" neither) and the prefix a person most likely means: the whole
+// command when it holds no shell operator (else its words before the
+// first), the directory of the file.
+func Suggest(r Request) (kind, prefix string) {
+	in := gjson.Parse(r.Input)
+	if cmd := in.Get("command"); cmd.Type == gjson.String {
+		c := strings.TrimSpace(cmd.Str)
+		if i := strings.IndexAny(c, shellOps); i >= 0 {
+			c = strings.TrimSpace(c[:i])
+		}
+		return "command", c
+	}
+	for _, k := range []string{"file_path", "filePath", "path"} {
+		if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
+			p := v.Str
+			if !filepath.IsAbs(p) {
+				if r.Cwd == "" {
+					return "path", ""
+				}
+				p = filepath.Join(r.Cwd, p)
+			}
+			return "path", filepath.Dir(filepath.Clean(p))
+		}
+	}
+	return "", ""
+}
