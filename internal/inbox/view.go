@@ -42,12 +42,17 @@ type item struct {
 	// Card is the request as a person reads it (internal/present): the
 	// command, diff, content or arguments; absent when the input is cut
 	// (the page then shows the input box and its Show all).
-	Card     *present.Card `json:"card,omitempty"`
-	Cwd      string        `json:"cwd,omitempty"`
-	Project  string        `json:"project,omitempty"`
-	Rule     string        `json:"rule,omitempty"` // the rule that decided it
-	Created  int64         `json:"created"`        // unix ms
-	Deadline int64         `json:"deadline,omitempty"`
+	Card    *present.Card `json:"card,omitempty"`
+	Cwd     string        `json:"cwd,omitempty"`
+	Project string        `json:"project,omitempty"`
+	Rule    string        `json:"rule,omitempty"` // the rule that decided it
+	// RuleKind and RulePrefix are what a prefix rule made from the card
+	// would narrow ("command" or "path") and its suggested prefix
+	// (approvals.Suggest).
+	RuleKind   string `json:"rule_kind,omitempty"`
+	RulePrefix string `json:"rule_prefix,omitempty"`
+	Created    int64  `json:"created"` // unix ms
+	Deadline   int64  `json:"deadline,omitempty"`
 	// Editable: the client can run an allowed call with new arguments.
 	Editable  bool   `json:"editable,omitempty"`
 	EditNote  string `json:"edit_note,omitempty"`
@@ -146,6 +151,8 @@ func (s *Server) item(r approvals.Request, names map[string]string, now time.Tim
 		it.Fields = fields(r.InputSchema, r.Input, cutAt)
 	} else if r.Status == approvals.Pending {
 		it.Editable, it.EditNote = editable(r.Client)
+		kind, prefix := approvals.Suggest(r)
+		it.RuleKind, it.RulePrefix = kind, vis(prefix)
 	}
 	return it
 }

@@ -376,7 +376,7 @@
         text: it.kind === 'question' ? 'question · ' + (it.mode === 'park' ? 'parked' : 'held') : 'approval'}),
       el('code', {class: 'tool', text: it.tool}));
     const meta = el('div', {class: 'meta'}, who(it), timing(it), el('span', {class: 'id mono', text: it.id}));
-    const c = el('article', {class: 'card ' + it.kind, 'data-id': it.id, 'data-kind': it.kind, 'data-shown': String(Date.now())}, head, meta);
+    const c = el('article', {tabindex: '-1', class: 'card ' + it.kind, 'data-id': it.id, 'data-kind': it.kind, 'data-shown': String(Date.now())}, head, meta);
 
     let gate = () => {};
     if (it.kind === 'question') {
@@ -384,6 +384,12 @@
       const answer = el('textarea', {class: 'answer-text', required: true, 'aria-label': 'your answer',
         placeholder: it.mode === 'park' ? 'The model reads it at the start of its next turn' : 'The model reads it as the tool result'});
       const submit = el('button', {class: 'primary send-answer', type: 'submit', text: 'Send answer'});
+      answer.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !ev.repeat) {
+          ev.preventDefault();
+          guarded(c, () => form.requestSubmit())({detail: 0, preventDefault() {}});
+        }
+      });
       submit.addEventListener('click', guarded(c, () => {}));
       const form = el('form', {class: 'answer', onsubmit: (ev) => {
         ev.preventDefault();
@@ -433,10 +439,69 @@
       el('p', {class: 'note', text: 'The complete arguments the call runs with. A stand-in such as [session_token 1a2b3c4d held by interceptor] gets its token back.' + (it.edit_note ? ' ' + it.edit_note : '')}),
       el('div', {class: 'actions'}, allowEdited));
     const edit = it.editable ? el('button', {type: 'button', class: 'edit', text: 'Edit input…', onclick: () => { editBox.hidden = !editBox.hidden; }}) : null;
-    c.append(el('div', {class: 'actions'}, allow, reason, deny, edit), editBox, err);
+    reason.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' && !ev.shiftKey && !ev.ctrlKey && !ev.metaKey && !ev.repeat) {
+        ev.preventDefault();
+        decide(false)({detail: 0, preventDefault() {}});
+      }
+    });
+    c.append(el('div', {class: 'actions'}, allow, reason, deny, edit), ruleBox(it, c, run, done, () => whole), editBox, err);
     gate = () => { allow.disabled = !whole; allowEdited.disabled = !whole; };
     gate();
+    c.keys = {
+      allow: () => { if (!allow.disabled) decide(true)({detail: 0, preventDefault() {}}); else toast('Show all of the input first.'); },
+      reason: () => reason.focus(),
+      edit: () => { if (edit) { editBox.hidden = false; editor.focus(); } },
+    };
     return c;
+  }
+
+  // ruleBox is the card's "always" row: a standing rule made from this
+  // request (scope: session, project, everywhere; shape: the tool, or the
+  // tool with this command or path prefix), which decides it too.
+  function ruleBox(it, c, run, done, whole) {
+    const scope = el('select', {class: 'rule-scope', 'aria-label': 'rule scope'},
+      el('option', {value: 'session', text: 'in this session'}),
+      it.project ? el('option', {value: 'project', text: 'in this project'}) : null,
+      el('option', {value: 'everywhere', text: 'everywhere'}));
+    if (it.project) scope.value = 'project';
+    const shape = el('select', {class: 'rule-shape', 'aria-label': 'rule shape'},
+      el('option', {value: 'tool', text: 'every ' + it.tool + ' call'}),
+      it.rule_kind && it.rule_prefix ? el('option', {value: 'prefix',
+        text: it.rule_kind === 'command' ? 'commands starting “' + it.rule_prefix + '”' : 'files under ' + it.rule_prefix}) : null);
+    if (it.rule_kind && it.rule_prefix) shape.value = 'prefix';
+    const make = (allowIt) => guarded(c, () => {
+      if (allowIt && !whole()) { toast('Show all of the input first.'); return; }
+      run(async () => {
+        const r = await post('/api/rules/add', {id: it.id, allow: allowIt, scope: scope.value, shape: shape.value});
+        toast('rule ' + r.rule.id + ' made');
+        done(r.status + ', and a rule made');
+        loadRules();
+      });
+    });
+    return el('div', {class: 'actions always'}, el('span', {class: 'note', text: 'Always:'}), shape, scope,
+      el('button', {type: 'button', class: 'allow always-allow', text: 'Always allow', onclick: make(true)}),
+      el('button', {type: 'button', class: 'deny always-deny', text: 'Always deny', onclick: make(false)}));
+  }
+
+  // ---- rules -----------------------------------------------------------------
+
+  async function loadRules() {
+    const box = $('rules-list');
+    if (!box) return;
+    try {
+      const v = await get('/api/rules');
+      box.replaceChildren(...v.rules.map((r) => el('div', {class: 'row rule', 'data-id': r.id},
+        el('span', {class: 'badge ' + (r.allow ? 'allowed' : 'denied'), text: r.allow ? 'allow' : 'deny'}),
+        el('span', {class: 'text', text: r.text}),
+        el('button', {type: 'button', class: 'revoke', text: 'Revoke', onclick: async () => {
+          try { await post('/api/rules/revoke', {id: r.id}); toast('revoked ' + r.id); } catch (e) { toast(e.message); }
+          loadRules();
+        }}))));
+      $('rules-note').textContent = v.rules.length ? '' : 'No rules. “Always allow” on a request makes one.';
+    } catch (e) {
+      $('rules-note').textContent = e.message;
+    }
   }
 
   // fieldsOf lays a question's arguments out by its tool's input schema.
@@ -475,9 +540,11 @@
       }
       for (const it of want) {
         if (!this.cards.has(it.id)) {
+          // Newest on top: a new request is seen at once however many
+          // wait. The cards it moves settle again (watchSettle).
           const c = card(it, this);
           this.cards.set(it.id, c);
-          this.box.append(c);
+          this.box.prepend(c);
         }
       }
       return want.length;
@@ -491,8 +558,10 @@
       const slot = el('div', {class: 'slot', 'data-id': id, text: (what || 'no longer waiting') + ': ' + c.querySelector('.tool').textContent});
       slot.style.height = c.offsetHeight + 'px';
       slot.at = performance.now();
+      const wasFocused = focused === c;
       c.replaceWith(slot);
       for (const other of this.cards.values()) unsettle(other);
+      if (wasFocused) focusCard(nextCard(slot, 1) || nextCard(slot, -1));
       if (!what) {
         get('/api/request?id=' + encodeURIComponent(id)).then((r) => {
           const by = (r.decided_by || '').length > 60 ? r.decided_by.slice(0, 60) + '…' : r.decided_by || '';
@@ -684,15 +753,72 @@
     }
   }
 
+  // ---- keyboard --------------------------------------------------------------
+  //
+  // j/k (or the arrows) move between the requests that wait, a allows the
+  // one in focus, d puts the cursor in its reason box (Enter there denies),
+  // e opens its input to edit, ? shows the keys. A key acts only on a card
+  // that has been in focus, and on screen unmoved, for SETTLE_MS, and a
+  // held key's repeats do nothing: after a decision the focus moves to the
+  // next request, which a repeat must not decide.
+
+  let focused = null;
+  function focusCard(c) {
+    if (focused) focused.classList.remove('focused');
+    focused = c || null;
+    if (!focused) return;
+    focused.classList.add('focused');
+    focused.focusedAt = performance.now();
+    focused.focus({preventScroll: true});
+    focused.scrollIntoView({block: 'nearest'});
+  }
+  function nextCard(from, dir) {
+    for (let e = dir > 0 ? from.nextElementSibling : from.previousElementSibling; e; e = dir > 0 ? e.nextElementSibling : e.previousElementSibling) {
+      if (e.matches('article.card')) return e;
+    }
+    return null;
+  }
+  function move(dir) {
+    const list = $('waiting-list');
+    if (!focused || !focused.isConnected) return focusCard(list.querySelector('article.card'));
+    focusCard(nextCard(focused, dir) || focused);
+  }
+  document.addEventListener('keydown', (ev) => {
+    if (ev.target.closest && ev.target.closest('input, textarea, select')) {
+      if (ev.key === 'Escape') ev.target.blur();
+      return;
+    }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const help = $('help');
+    if (ev.key === '?') { help.hidden = !help.hidden; return; }
+    if (ev.key === 'Escape') { help.hidden = true; return; }
+    if (ev.key === 'j' || ev.key === 'ArrowDown') { ev.preventDefault(); move(1); return; }
+    if (ev.key === 'k' || ev.key === 'ArrowUp') { ev.preventDefault(); move(-1); return; }
+    if (!focused || !focused.isConnected || !focused.keys) return;
+    if (!['a', 'd', 'e'].includes(ev.key)) return;
+    ev.preventDefault();
+    if (ev.repeat) return;
+    if (performance.now() - focused.focusedAt < SETTLE_MS) { toast('Not decided: this request just came into focus. Look at it, then press again.'); return; }
+    if (ev.key === 'a') focused.keys.allow();
+    else if (ev.key === 'd') focused.keys.reason();
+    else focused.keys.edit();
+  });
+  $('waiting-list').addEventListener('focusin', (ev) => {
+    const c = ev.target.closest('article.card');
+    if (c && c !== focused) focusCard(c);
+  });
+
   // ---- navigation and the live stream -----------------------------------
 
   function route() {
     const h = location.hash;
     const chat = h.startsWith('#chat=') ? decodeURIComponent(h.slice(6)) : '';
-    const view = chat ? 'chat' : h === '#history' ? 'history' : 'children';
-    for (const v of ['children', 'chat', 'history']) $('view-' + v).hidden = v !== view;
-    $('tab-children').classList.toggle('on', view !== 'history');
+    const view = chat ? 'chat' : h === '#history' ? 'history' : h === '#rules' ? 'rules' : 'children';
+    for (const v of ['children', 'chat', 'history', 'rules']) $('view-' + v).hidden = v !== view;
+    $('tab-children').classList.toggle('on', view === 'children' || view === 'chat');
     $('tab-history').classList.toggle('on', view === 'history');
+    $('tab-rules').classList.toggle('on', view === 'rules');
+    if (view === 'rules') loadRules();
     if (chat) openChat(chat); else closeChat();
     if (view === 'history') loadHistory(false);
   }
@@ -733,5 +859,6 @@
   setInterval(tick, 1000);
   route();
   connect();
+  loadRules();
   requestAnimationFrame(watchSettle);
 })();
