@@ -263,9 +263,15 @@
   // (its rectangle, or "off screen") changing restarts its settle time.
   function watchSettle() {
     const t = performance.now();
+    let unseen = null, nUnseen = 0;
     for (const c of document.querySelectorAll('article.card')) {
       const r = c.getBoundingClientRect();
       const shown = r.width > 0 && r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+      if (shown && !document.hidden) c.unseen = false;
+      if (c.unseen && c.isConnected) {
+        nUnseen++;
+        unseen = c;
+      }
       const place = shown ? [r.left, r.top, r.width, r.height].join() : 'off';
       if (place !== c.place || !shown) {
         c.place = place;
@@ -273,7 +279,25 @@
       }
       c.classList.toggle('armed', shown && t - c.since >= SETTLE_MS);
     }
+    showNewBar(nUnseen, unseen);
     requestAnimationFrame(watchSettle);
+  }
+
+  // showNewBar floats over the page (it moves nothing) while requests that
+  // arrived off screen have not been on screen: how many, the newest's
+  // tool; a click (or n) brings the newest into view and focus.
+  let newest = null;
+  function showNewBar(n, c) {
+    const bar = $('new-bar');
+    newest = c;
+    const text = n ? n + ' new request' + (n === 1 ? '' : 's') + ' below — newest: ' + c.querySelector('.tool').textContent + ' (n shows it)' : '';
+    if (bar.textContent !== text) bar.textContent = text;
+    bar.hidden = !n;
+  }
+  function showNewest() {
+    if (!newest || !newest.isConnected) return;
+    newest.scrollIntoView({block: 'center'});
+    focusCard(newest);
   }
   document.addEventListener('visibilitychange', () => {
     for (const c of document.querySelectorAll('article.card')) c.place = '';
@@ -540,13 +564,16 @@
       }
       for (const it of want) {
         if (!this.cards.has(it.id)) {
-          // Newest on top: a new request is seen at once however many
-          // wait. The cards it moves settle again (watchSettle).
+          // A new card goes below, so nothing under the pointer moves;
+          // one that arrives off screen is announced by the "new" bar
+          // (watchSettle) until it has been on screen.
           const c = card(it, this);
+          c.unseen = this.loaded;
           this.cards.set(it.id, c);
-          this.box.prepend(c);
+          this.box.append(c);
         }
       }
+      this.loaded = true;
       return want.length;
     }
     // leave puts a slot of the card's height where it was: what, or (when
@@ -794,6 +821,7 @@
     if (ev.key === 'Escape') { help.hidden = true; return; }
     if (ev.key === 'j' || ev.key === 'ArrowDown') { ev.preventDefault(); move(1); return; }
     if (ev.key === 'k' || ev.key === 'ArrowUp') { ev.preventDefault(); move(-1); return; }
+    if (ev.key === 'n') { showNewest(); return; }
     if (!focused || !focused.isConnected || !focused.keys) return;
     if (!['a', 'd', 'e'].includes(ev.key)) return;
     ev.preventDefault();
@@ -847,6 +875,7 @@
     }
   }
 
+  $('new-bar').addEventListener('click', showNewest);
   $('history-search').addEventListener('submit', (ev) => { ev.preventDefault(); loadHistory(false); });
   $('history-more').addEventListener('click', () => loadHistory(true));
   window.addEventListener('hashchange', () => {
