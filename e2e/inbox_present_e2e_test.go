@@ -247,3 +247,53 @@ func TestInboxNewAmong300(t *testing.T) {
 		return c.classList.contains('focused') && r.top >= 0 && r.bottom <= window.innerHeight; })()`, cardSel(r.ID)), 5*time.Second)
 	p.until("the bar gone once it was seen", `document.getElementById('new-bar').hidden`, 5*time.Second)
 }
+
+// A group decided after one confirmation: the filter keeps one project's
+// requests, "Allow shown…" lists them, and the confirmation decides exactly
+// those listed: not the other project's, and not one of the same project
+// that arrived while the list was open.
+func TestInboxGroupDecision(t *testing.T) {
+	sc := pageScenario(t)
+	q := approvals.New(sc.stateDir)
+	queue := func(project, cmd string) approvals.Request {
+		r, err := q.Enqueue(approvals.Request{Client: "claude-code", Session: "e2e-" + project, Tool: "Bash", Cwd: project, Project: project,
+			Input: fmt.Sprintf(`{"command":%q}`, cmd), Deadline: time.Now().Add(30 * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var mine, others []string
+	for i := range 3 {
+		mine = append(mine, queue("/work/alpha", fmt.Sprintf("make test-%d", i)).ID)
+		others = append(others, queue("/work/beta", fmt.Sprintf("make lint-%d", i)).ID)
+	}
+	ib := startInbox(t, sc, "")
+	p := openBrowser(t, sc)
+	p.openInbox(ib)
+	p.until("six cards", `document.querySelectorAll('#waiting-list article.card').length === 6`, 10*time.Second)
+	p.fill("#filter", "/work/alpha")
+	p.until("three cards shown", `[...document.querySelectorAll('#waiting-list article.card')].filter((c) => !c.hidden).length === 3`, 5*time.Second)
+	p.clickJS("#group-allow")
+	p.until("the confirmation", `!document.getElementById('confirm').hidden`, 5*time.Second)
+	listed := evalJS[string](p, `document.getElementById('confirm-list').innerText`)
+	if strings.Count(listed, "make test-") != 3 || strings.Contains(listed, "make lint-") {
+		t.Fatalf("the confirmation lists:\n%s", listed)
+	}
+	late := queue("/work/alpha", "make test-late").ID
+	p.until("the late card", fmt.Sprintf(`!!document.querySelector(%q)`, cardSel(late)), 5*time.Second)
+	p.viewShot("inbox-group-confirm")
+	x, y := p.center("#confirm-go")
+	p.mouse(x, y)
+	time.Sleep(look)
+	p.click(x, y, 1)
+	for _, id := range mine {
+		if r := waitDecided(t, q, id); r.Status != approvals.Allowed {
+			t.Errorf("listed request %s: %s", id, r.Status)
+		}
+	}
+	time.Sleep(time.Second)
+	if got := decidedOf(t, q, append(append([]string{}, others...), late)); len(got) != 0 {
+		t.Errorf("decided beyond the list: %v", got)
+	}
+}

@@ -571,6 +571,7 @@
           c.unseen = this.loaded;
           this.cards.set(it.id, c);
           this.box.append(c);
+          if (this === waiting && $('filter').value) applyFilter();
         }
       }
       this.loaded = true;
@@ -621,8 +622,18 @@
     document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
   }
 
+  // liveHistory reloads the history shown (its newest page, no search)
+  // when what waits changes: a decision moves a request there. At most
+  // once a second, and only while the history is in view.
+  let historyTimer = null;
+  function liveHistory() {
+    if ($('view-history').hidden || $('history-q').value || historyTimer) return;
+    historyTimer = setTimeout(() => { historyTimer = null; if (!$('view-history').hidden) loadHistory(false); }, 1000);
+  }
+
   function showPending(p) {
     skew = p.now - Date.now();
+    liveHistory();
     items = p.items;
     waiting.update(items);
     if (chatCards) chatCards.update(items);
@@ -780,6 +791,62 @@
     }
   }
 
+  // ---- triage: filter, compact rows, a group decided after one look ----------
+  //
+  // The filter keeps the cards that hold every word (in what the card
+  // shows). "Allow shown…" / "Deny shown…" list the requests shown, in a
+  // box that says what will be decided; its button acts once the box has
+  // been on screen for SETTLE_MS, never on a double click, and decides
+  // exactly the requests listed (those decided elsewhere meanwhile are
+  // reported, not replaced by others).
+
+  function applyFilter() {
+    const words = $('filter').value.toLowerCase().split(/\s+/).filter(Boolean);
+    for (const c of waiting.cards.values()) {
+      const hay = c.hay || (c.hay = c.innerText.toLowerCase());
+      c.hidden = !words.every((w) => hay.includes(w));
+    }
+  }
+  $('filter').addEventListener('input', applyFilter);
+  $('compact').addEventListener('change', () => $('waiting-list').classList.toggle('compact', $('compact').checked));
+
+  function confirmGroup(allow) {
+    const shown = [...waiting.cards.values()].filter((c) => !c.hidden && c.dataset.kind === 'approval');
+    if (!shown.length) { toast('No request is shown.'); return; }
+    const ids = shown.map((c) => c.dataset.id);
+    const box = $('confirm');
+    $('confirm-what').textContent = (allow ? 'Allow' : 'Deny') + ' these ' + ids.length + ' request' + (ids.length === 1 ? '' : 's') + ', and nothing else:';
+    $('confirm-list').replaceChildren(...shown.map((c) => el('li', {},
+      el('code', {text: c.querySelector('.tool').textContent}), ' ',
+      el('span', {class: 'mono', text: ((c.querySelector('pre.input') || {textContent: ''}).textContent.split('\n')[0] || '').slice(0, 120)}), ' ',
+      el('span', {class: 'note', text: [...c.querySelectorAll('.meta .project b, .meta .cwd b')].map((b) => b.textContent).join(' · ')}))));
+    const go = $('confirm-go');
+    go.className = allow ? 'allow' : 'deny';
+    go.textContent = (allow ? 'Allow ' : 'Deny ') + ids.length;
+    go.disabled = false;
+    box.hidden = false;
+    box.shownAt = performance.now();
+    go.onclick = async (ev) => {
+      if (ev.detail > 1) { toast('A double click counts once.'); return; }
+      if (performance.now() - box.shownAt < SETTLE_MS) { toast('Read the list, then click again.'); return; }
+      go.disabled = true;
+      const failed = [];
+      for (const id of ids) {
+        try {
+          await post('/api/decide', {id, allow, message: ''});
+          waiting.leave(id, (allow ? 'allowed' : 'denied') + ' here (group)');
+        } catch (e) {
+          failed.push(id + ': ' + e.message);
+        }
+      }
+      box.hidden = true;
+      toast((allow ? 'allowed ' : 'denied ') + (ids.length - failed.length) + (failed.length ? '; not decided: ' + failed.join('; ') : ''));
+    };
+  }
+  $('group-allow').addEventListener('click', () => confirmGroup(true));
+  $('group-deny').addEventListener('click', () => confirmGroup(false));
+  $('confirm-cancel').addEventListener('click', () => { $('confirm').hidden = true; });
+
   // ---- keyboard --------------------------------------------------------------
   //
   // j/k (or the arrows) move between the requests that wait, a allows the
@@ -801,7 +868,7 @@
   }
   function nextCard(from, dir) {
     for (let e = dir > 0 ? from.nextElementSibling : from.previousElementSibling; e; e = dir > 0 ? e.nextElementSibling : e.previousElementSibling) {
-      if (e.matches('article.card')) return e;
+      if (e.matches('article.card') && !e.hidden) return e;
     }
     return null;
   }
@@ -826,14 +893,28 @@
     if (!['a', 'd', 'e'].includes(ev.key)) return;
     ev.preventDefault();
     if (ev.repeat) return;
+    if ($('waiting-list').classList.contains('compact') || focused.hidden) { toast('Compact rows hide the input: uncheck compact to decide one.'); return; }
     if (performance.now() - focused.focusedAt < SETTLE_MS) { toast('Not decided: this request just came into focus. Look at it, then press again.'); return; }
     if (ev.key === 'a') focused.keys.allow();
-    else if (ev.key === 'd') focused.keys.reason();
+    else if (ev.key === 'd') reasonOnKeyUp = focused; // the d itself must not land in the box
     else focused.keys.edit();
   });
+  let reasonOnKeyUp = null;
+  document.addEventListener('keyup', (ev) => {
+    if (ev.key === 'd' && reasonOnKeyUp) {
+      if (reasonOnKeyUp.isConnected) reasonOnKeyUp.keys.reason();
+      reasonOnKeyUp = null;
+    }
+  });
+  // A click inside a card makes it the one in focus for the keys, without
+  // moving anything (a scroll would move the card under the pointer).
   $('waiting-list').addEventListener('focusin', (ev) => {
     const c = ev.target.closest('article.card');
-    if (c && c !== focused) focusCard(c);
+    if (!c || c === focused) return;
+    if (focused) focused.classList.remove('focused');
+    focused = c;
+    c.classList.add('focused');
+    c.focusedAt = performance.now();
   });
 
   // ---- navigation and the live stream -----------------------------------
