@@ -45,6 +45,10 @@ type Call struct {
 	// Chat is the child chat that asks (interceptor children), "" none;
 	// ToolUseID the client's id of the call, when it sends one.
 	Chat, ToolUseID string
+	// Cwd and Project are the session's working directory and project
+	// (ProjectOf), "" when not known: shown to the person, and what
+	// project rules and path prefixes match on.
+	Cwd, Project string
 	// Tokens is the token store and Key the token argument (default
 	// DefaultKey): the record shows stand-ins for the session's tokens and
 	// for every value under Key, and a supervisor's new input naming a
@@ -93,17 +97,29 @@ func (s *Store) Ask(ctx context.Context, p Policy, c Call) (hooks.Decision, erro
 			return hooks.Decision{Reason: fmt.Sprintf("%s is denied by rule (--deny %s)", c.Tool, re), By: "rule --deny " + re.String()}, nil
 		}
 	}
+	rules, err := s.Rules()
+	if err != nil {
+		return hooks.Decision{}, err
+	}
+	ruling := Ruling(rules, c)
+	if ruling != nil && !ruling.Allow {
+		return s.ruled(c, *ruling)
+	}
 	for _, re := range p.Allow {
 		if re.MatchString(c.Tool) {
 			return hooks.Decision{Allow: true, By: "rule --allow " + re.String()}, nil
 		}
 	}
+	if ruling != nil {
+		return s.ruled(c, *ruling)
+	}
 	secrets := LoadSecrets(c.Tokens, c.Session, c.Key)
 	r := Request{
 		Client: c.Client, Session: c.Session, Tool: c.Tool, Input: secrets.Mask(c.Input),
 		Deadline: time.Now().Add(p.Timeout), Origin: c.Origin, Chat: c.Chat, ToolUseID: c.ToolUseID,
+		Cwd: c.Cwd, Project: c.Project,
 	}
-	secrets.MaskStrings(&r.Tool, &r.Origin, &r.Chat, &r.ToolUseID)
+	secrets.MaskStrings(&r.Tool, &r.Origin, &r.Chat, &r.ToolUseID, &r.Cwd, &r.Project)
 	req, err := s.Enqueue(r)
 	if err != nil {
 		return hooks.Decision{}, err

@@ -91,11 +91,17 @@ func Gate(ctx context.Context, p Policy, g Gated) (reply []byte, trace string, e
 	if input == "" {
 		input = "{}"
 	}
+	cwd, projectDir := ev.Cwd(), ""
+	if ev.Client.Name() == "claude-code" {
+		projectDir = os.Getenv("CLAUDE_PROJECT_DIR") // Claude Code sets it for its hooks
+	}
 	d, err := New(g.StateDir).Ask(ctx, p, Call{
 		Client:  ev.Client.Name(),
 		Session: ev.Session,
 		Tool:    ev.ToolName,
 		Input:   input,
+		Cwd:     cwd,
+		Project: ProjectOf(projectDir, cwd),
 		Origin:  fmt.Sprintf("approve hook pid %d", os.Getpid()),
 		Chat:    g.Chat,
 		Tokens:  state.New(g.StateDir),

@@ -38,6 +38,9 @@ type record struct {
 	Origin       string          `json:"origin"`
 	Chat         string          `json:"chat,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	Cwd          string          `json:"cwd,omitempty"`
+	Project      string          `json:"project,omitempty"`
+	Rule         string          `json:"rule,omitempty"`
 	*inputRecord
 }
 
@@ -64,7 +67,7 @@ func encode(r Request) ([]byte, error) {
 		ID: r.ID, Status: r.Status, Client: r.Client, Session: r.Session, Tool: r.Tool,
 		Input: json.RawMessage(r.Input), Created: recordTime(r.Created), Deadline: recordTime(r.Deadline),
 		Reason: r.Reason, DecidedBy: r.DecidedBy, DecidedAt: recordTime(r.DecidedAt), Origin: r.Origin,
-		Chat: r.Chat, ToolUseID: r.ToolUseID,
+		Chat: r.Chat, ToolUseID: r.ToolUseID, Cwd: r.Cwd, Project: r.Project, Rule: r.Rule,
 	}
 	if !utf8.ValidString(r.Session) {
 		rec.SessionHex = hex.EncodeToString([]byte(r.Session))
@@ -130,6 +133,9 @@ func decode(path string, data []byte) (Request, error) {
 		Origin:       j.Get("origin").Str,
 		Chat:         j.Get("chat").Str,
 		ToolUseID:    j.Get("tool_use_id").Str,
+		Cwd:          j.Get("cwd").Str,
+		Project:      j.Get("project").Str,
+		Rule:         j.Get("rule").Str,
 
 		Kind:        j.Get("kind").Str,
 		Mode:        j.Get("mode").Str,

@@ -209,7 +209,7 @@ func (v *Viewer) Request(r Request) Request {
 		}
 	}
 	for _, s := range []*string{&r.Tool, &r.Client, &r.Origin, &r.Chat, &r.ToolUseID, &r.Reason, &r.Answer,
-		&r.DecidedBy, &r.DeliveredTo} {
+		&r.DecidedBy, &r.DeliveredTo, &r.Cwd, &r.Project} {
 		*s = m.strings.Redact(*s)
 	}
 	return r

@@ -64,6 +64,14 @@ type Request struct {
 	Origin       string // what enqueued it (e.g. "approve hook pid 123"); informational
 	Chat         string // the child chat that asked (interceptor children), "" none
 	ToolUseID    string // the client's id of the call, when it sends one
+	// Cwd is the session's working directory and Project its project (the
+	// client's project dir, else the git root above Cwd), when the hook
+	// event says: a person tells sessions apart by them, and project rules
+	// match on Project.
+	Cwd, Project string
+	// Rule is the id of the rule that decided the request (rules.go), ""
+	// when a person or the timeout did.
+	Rule string
 
 	// Kind is "" for an approval (allow or deny) and KindInput for a human
 	// tool's question, which a person answers with text (input.go).

@@ -38,7 +38,7 @@ supervisor.`,
 	}
 	cmd.AddCommand(newApprovalsListCmd(io), newApprovalsShowCmd(io),
 		newApprovalsDecideCmd(io, true), newApprovalsDecideCmd(io, false),
-		newApprovalsWatchCmd(io), newApprovalsPruneCmd(io), newApprovalsAnswerCmd(io))
+		newApprovalsWatchCmd(io), newApprovalsPruneCmd(io), newApprovalsAnswerCmd(io), newApprovalsRulesCmd(io))
 	return withSubcommands(cmd)
 }
 

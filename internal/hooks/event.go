@@ -300,3 +300,17 @@ func toolEvent(f fields, phase Phase, name, session, toolPath, inputPath string)
 	}
 	return ev, nil
 }
+
+// Cwd is the session's working directory as the payload says it ("cwd":
+// Claude Code, Codex, Copilot CLI, Droid, Gemini CLI; Cline's first
+// workspace root), "" when it says none. Views show it so a person tells
+// sessions apart; it is the client's word, not checked.
+func (ev *Event) Cwd() string {
+	if v := ev.fields.get("cwd"); v.Type == gjson.String {
+		return v.Str
+	}
+	if v := ev.fields.get("workspaceRoots.0"); v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
+}

@@ -138,9 +138,15 @@ func (s *Server) chatView(chat *children.Chat, from int) (chatEvents, error) {
 	if from < 0 {
 		from = 0
 	}
-	open, err := children.PendingFor(s.q, chat.ID)
+	all, err := s.q.Pending()
 	if err != nil {
 		return chatEvents{}, err
+	}
+	open := []approvals.Request{}
+	for _, r := range all {
+		if r.Chat == chat.ID {
+			open = append(open, r)
+		}
 	}
 	viewer := children.NewViewer(s.opts.StateDir, chat.Child.Session)
 	sum := chatSummary(chat, viewer, len(open))

@@ -171,7 +171,7 @@ func (n *notifier) logf(format string, a ...any) {
 // watch notes every request that starts waiting after the watch began,
 // until ctx ends. The requests already waiting at start are the person's
 // to see on the page.
-func (n *notifier) watch(ctx context.Context, q *approvals.Store, kids *children.Store) {
+func (n *notifier) watch(ctx context.Context, q Source, kids *children.Store) {
 	if !n.enabled() {
 		return
 	}

@@ -50,12 +50,15 @@ type Options struct {
 	// NewKey replaces the page's key (key.go) before serving: tabs that
 	// hold the old one stop working.
 	NewKey bool
+	// Source is where the requests come from (nil: the approval queue of
+	// StateDir).
+	Source Source
 }
 
 // Server is the inbox page.
 type Server struct {
 	opts     Options
-	q        *approvals.Store
+	q        Source
 	kids     *children.Store
 	ln       net.Listener
 	port     string
@@ -96,7 +99,10 @@ func Listen(o Options) (*Server, error) {
 		return nil, fmt.Errorf("inbox: %w", err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	s := &Server{opts: o, q: approvals.New(o.StateDir), kids: children.New(o.StateDir), ln: ln, port: port,
+	if o.Source == nil {
+		o.Source = approvals.New(o.StateDir)
+	}
+	s := &Server{opts: o, q: o.Source, kids: children.New(o.StateDir), ln: ln, port: port,
 		loopback: loopback, auth: newAuth(key), by: o.DecidedBy, notify: n}
 	if s.by == "" {
 		s.by = approvals.Decider("inbox")
@@ -177,6 +183,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/chat/stream", s.chatStream)
 	mux.HandleFunc("POST /api/decide", s.apiDecide)
 	mux.HandleFunc("POST /api/answer", s.apiAnswer)
+	mux.HandleFunc("GET /api/rules", s.apiRules)
+	mux.HandleFunc("POST /api/rules/add", s.apiRuleAdd)
+	mux.HandleFunc("POST /api/rules/revoke", s.apiRuleRevoke)
 	return s.guard(mux)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/present"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
 )
@@ -38,8 +39,20 @@ type item struct {
 	Input    string  `json:"input"` // indented JSON, stand-ins, escapes
 	InputCut int     `json:"input_cut,omitempty"`
 	Fields   []field `json:"fields,omitempty"`
-	Created  int64   `json:"created"` // unix ms
-	Deadline int64   `json:"deadline,omitempty"`
+	// Card is the request as a person reads it (internal/present): the
+	// command, diff, content or arguments; absent when the input is cut
+	// (the page then shows the input box and its Show all).
+	Card    *present.Card `json:"card,omitempty"`
+	Cwd     string        `json:"cwd,omitempty"`
+	Project string        `json:"project,omitempty"`
+	Rule    string        `json:"rule,omitempty"` // the rule that decided it
+	// RuleKind and RulePrefix are what a prefix rule made from the card
+	// would narrow ("command" or "path") and its suggested prefix
+	// (approvals.Suggest).
+	RuleKind   string `json:"rule_kind,omitempty"`
+	RulePrefix string `json:"rule_prefix,omitempty"`
+	Created    int64  `json:"created"` // unix ms
+	Deadline   int64  `json:"deadline,omitempty"`
 	// Editable: the client can run an allowed call with new arguments.
 	Editable  bool   `json:"editable,omitempty"`
 	EditNote  string `json:"edit_note,omitempty"`
@@ -123,9 +136,13 @@ func (s *Server) item(r approvals.Request, names map[string]string, now time.Tim
 		ID: r.ID, Kind: "approval", Status: status(r, now), Client: vis(r.Client), Session: vis(r.Session),
 		Origin: vis(r.Origin), Chat: vis(r.Chat), Child: names[r.Chat], Tool: vis(r.Tool),
 		Created: ms(r.Created), Deadline: ms(r.Deadline), Message: visText(r.Reason), DecidedBy: vis(r.DecidedBy),
-		DecidedAt: ms(r.DecidedAt), Delivered: vis(r.DeliveredTo),
+		DecidedAt: ms(r.DecidedAt), Delivered: vis(r.DeliveredTo), Cwd: vis(r.Cwd), Project: vis(r.Project), Rule: vis(r.Rule),
 	}
 	it.Input, it.InputCut = shown(prettyJSON(r.Input), cutAt)
+	if !r.IsInput() && it.InputCut == 0 && (cutAt == 0 || len(r.Input) <= cutAt) {
+		c := present.Of(r)
+		it.Card = &c
+	}
 	if r.UpdatedInput != "" {
 		it.Updated = prettyJSON(r.UpdatedInput)
 	}
@@ -134,6 +151,8 @@ func (s *Server) item(r approvals.Request, names map[string]string, now time.Tim
 		it.Fields = fields(r.InputSchema, r.Input, cutAt)
 	} else if r.Status == approvals.Pending {
 		it.Editable, it.EditNote = editable(r.Client)
+		kind, prefix := approvals.Suggest(r)
+		it.RuleKind, it.RulePrefix = kind, vis(prefix)
 	}
 	return it
 }
@@ -314,7 +333,7 @@ func matches(it item, words []string) bool {
 		return true
 	}
 	hay := strings.ToLower(strings.Join([]string{it.ID, it.Kind, it.Mode, it.Status, it.Client, it.Session, it.Origin,
-		it.Chat, it.Child, it.Tool, it.Input, it.Message, it.Updated, it.Answer, it.DecidedBy, it.Delivered}, "\n"))
+		it.Chat, it.Child, it.Tool, it.Input, it.Cwd, it.Project, it.Message, it.Updated, it.Answer, it.DecidedBy, it.Delivered}, "\n"))
 	for _, w := range words {
 		if !strings.Contains(hay, w) {
 			return false

@@ -79,8 +79,12 @@ func Permit(ctx context.Context, q *approvals.Store, o ChildOptions, args gjson.
 	if !p.Decides(name.Str) {
 		return string(hooks.PermitReply(hooks.Decision{Allow: true}, raw))
 	}
+	// Claude Code starts this server in the session's directory; the
+	// permission prompt's arguments do not name it.
+	cwd, _ := os.Getwd()
 	d, err := q.Ask(ctx, p, approvals.Call{Client: hooks.PermitClient.Name, Session: session, Tool: name.Str, Input: raw, Origin: origin,
-		Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str, Tokens: o.Tokens, Key: o.Key})
+		Chat: o.Chat, ToolUseID: args.Get("tool_use_id").Str, Tokens: o.Tokens, Key: o.Key,
+		Cwd: cwd, Project: approvals.ProjectOf(os.Getenv("CLAUDE_PROJECT_DIR"), cwd)})
 	if err != nil {
 		return deny("interceptor permit failed, so the call is denied: " + err.Error())
 	}

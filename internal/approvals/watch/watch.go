@@ -15,6 +15,7 @@ import (
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/present"
 )
 
 // watchWidth and watchMaxLines bound what watch prints of one input before
@@ -138,7 +139,8 @@ func (w *watch) ask(r approvals.Request) {
 		w.line, w.answering = askInput(w.out, r, lines), true
 		return
 	}
-	fmt.Fprintf(w.out, "%s %s (%s, session %s), input:\n", r.ID, approvals.Visible(r.Tool), approvals.Visible(r.Client), approvals.Visible(r.Session))
+	fmt.Fprintf(w.out, "%s %s (%s, session %s):\n", r.ID, approvals.Visible(r.Tool), approvals.Visible(r.Client), approvals.Visible(r.Session))
+	lines = present.Of(r).Text(watchWidth)
 	w.shown = len(lines) <= watchMaxLines
 	if !w.shown {
 		lines = lines[:watchMaxLines]
@@ -147,7 +149,7 @@ func (w *watch) ask(r approvals.Request) {
 		fmt.Fprintf(w.out, "    %s\n", l)
 	}
 	if !w.shown {
-		fmt.Fprintf(w.out, "  [input cut: %d of %d lines shown; v shows it all, and allow waits until then]\n", watchMaxLines, len(r.InputLines(watchWidth)))
+		fmt.Fprintf(w.out, "  [input cut: %d of %d lines shown; v shows it all, and allow waits until then]\n", watchMaxLines, len(present.Of(r).Text(watchWidth)))
 		fmt.Fprint(w.out, "  [v]iew all [d]eny [s]kip [q]uit? ")
 		return
 	}
@@ -293,7 +295,7 @@ func (w *watch) view() {
 	}
 	r = w.q.Viewer().Request(r)
 	fmt.Fprintln(w.out)
-	for _, l := range r.InputLines(watchWidth) {
+	for _, l := range present.Of(r).Text(watchWidth) {
 		fmt.Fprintf(w.out, "    %s\n", l)
 	}
 	w.shown = true

@@ -191,7 +191,40 @@
     if (it.chat) parts.push(el('a', {href: '#chat=' + encodeURIComponent(it.chat), text: 'chat ' + it.chat.replace(/^.*-/, '')}));
     parts.push(el('span', {}, 'client ', el('b', {text: it.client || '?'})));
     if (it.session) parts.push(el('span', {title: it.session, text: 'session ' + (it.session.length > 14 ? it.session.slice(0, 12) + '…' : it.session)}));
+    if (it.project && it.project !== it.cwd) parts.push(el('span', {class: 'project'}, 'project ', el('b', {text: it.project})));
+    if (it.cwd) parts.push(el('span', {class: 'cwd'}, 'in ', el('b', {class: 'mono', text: it.cwd})));
     return parts;
+  }
+
+  // ---- a request as a person reads it (internal/present) --------------------
+
+  // presented is the text of a card's main box: the command, the diff, the
+  // file's content, or each argument as key: value.
+  function presented(c) {
+    switch (c.kind) {
+      case 'command': return c.command;
+      case 'edit': return c.diff;
+      case 'write': return c.content;
+    }
+    return (c.args || []).map((a) => a.value.includes('\n') ? a.key + ':\n  ' + a.value.replace(/\n/g, '\n  ') : a.key + ': ' + a.value).join('\n');
+  }
+
+  // diffShow fills a diff's box a line at a time, each line a span its
+  // sign colours (as text: never markup).
+  function diffShow(pre, t) {
+    pre.replaceChildren(...t.split('\n').map((l) => el('span', {
+      class: l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '',
+      text: l + '\n'})));
+  }
+
+  // cardHead is what goes above a presented card's box: the risk marks,
+  // the agent's description of a command, the file a write or edit is of.
+  function cardHead(c) {
+    const out = [];
+    if ((c.risks || []).length) out.push(el('p', {class: 'risks'}, ...c.risks.map((r) => el('span', {class: 'risk', text: r}))));
+    if (c.description) out.push(el('p', {class: 'desc', text: c.description}));
+    if (c.kind === 'write') out.push(el('p', {class: 'path'}, 'write ', el('code', {text: c.path})));
+    return out;
   }
 
   function timing(it) {
@@ -230,9 +263,15 @@
   // (its rectangle, or "off screen") changing restarts its settle time.
   function watchSettle() {
     const t = performance.now();
+    let unseen = null, nUnseen = 0;
     for (const c of document.querySelectorAll('article.card')) {
       const r = c.getBoundingClientRect();
       const shown = r.width > 0 && r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+      if (shown && !document.hidden) c.unseen = false;
+      if (c.unseen && c.isConnected) {
+        nUnseen++;
+        unseen = c;
+      }
       const place = shown ? [r.left, r.top, r.width, r.height].join() : 'off';
       if (place !== c.place || !shown) {
         c.place = place;
@@ -240,7 +279,25 @@
       }
       c.classList.toggle('armed', shown && t - c.since >= SETTLE_MS);
     }
+    showNewBar(nUnseen, unseen);
     requestAnimationFrame(watchSettle);
+  }
+
+  // showNewBar floats over the page (it moves nothing) while requests that
+  // arrived off screen have not been on screen: how many, the newest's
+  // tool; a click (or n) brings the newest into view and focus.
+  let newest = null;
+  function showNewBar(n, c) {
+    const bar = $('new-bar');
+    newest = c;
+    const text = n ? n + ' new request' + (n === 1 ? '' : 's') + ' below — newest: ' + c.querySelector('.tool').textContent + ' (n shows it)' : '';
+    if (bar.textContent !== text) bar.textContent = text;
+    bar.hidden = !n;
+  }
+  function showNewest() {
+    if (!newest || !newest.isConnected) return;
+    newest.scrollIntoView({block: 'center'});
+    focusCard(newest);
   }
   document.addEventListener('visibilitychange', () => {
     for (const c of document.querySelectorAll('article.card')) c.place = '';
@@ -278,7 +335,7 @@
 
   // boxed puts text into pre and returns [pre, its note]; pre.show(text)
   // puts other text in.
-  function boxed(pre, text) {
+  function boxed(pre, text, fill) {
     const count = el('span');
     const tail = el('code', {class: 'tail'});
     const more = el('p', {class: 'more', hidden: true}, count, tail,
@@ -305,7 +362,8 @@
       }
     };
     pre.show = (t) => {
-      pre.textContent = t;
+      if (fill) fill(pre, t);
+      else pre.textContent = t;
       const end = t.replace(/\s+$/, '');
       tail.textContent = (end.length > 200 ? '…' + end.slice(-200) : end).replace(/\n/g, ' ⏎ ');
       later();
@@ -342,7 +400,7 @@
         text: it.kind === 'question' ? 'question · ' + (it.mode === 'park' ? 'parked' : 'held') : 'approval'}),
       el('code', {class: 'tool', text: it.tool}));
     const meta = el('div', {class: 'meta'}, who(it), timing(it), el('span', {class: 'id mono', text: it.id}));
-    const c = el('article', {class: 'card ' + it.kind, 'data-id': it.id, 'data-kind': it.kind, 'data-shown': String(Date.now())}, head, meta);
+    const c = el('article', {tabindex: '-1', class: 'card ' + it.kind, 'data-id': it.id, 'data-kind': it.kind, 'data-shown': String(Date.now())}, head, meta);
 
     let gate = () => {};
     if (it.kind === 'question') {
@@ -350,6 +408,12 @@
       const answer = el('textarea', {class: 'answer-text', required: true, 'aria-label': 'your answer',
         placeholder: it.mode === 'park' ? 'The model reads it at the start of its next turn' : 'The model reads it as the tool result'});
       const submit = el('button', {class: 'primary send-answer', type: 'submit', text: 'Send answer'});
+      answer.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !ev.repeat) {
+          ev.preventDefault();
+          guarded(c, () => form.requestSubmit())({detail: 0, preventDefault() {}});
+        }
+      });
       submit.addEventListener('click', guarded(c, () => {}));
       const form = el('form', {class: 'answer', onsubmit: (ev) => {
         ev.preventDefault();
@@ -360,8 +424,15 @@
       return c;
     }
 
-    const [input, more] = boxed(el('pre', {class: 'input'}), it.input);
-    c.append(input, more);
+    const pc = it.card;
+    const [input, more] = boxed(el('pre', {class: 'input' + (pc ? ' ' + pc.kind : '')}), pc ? presented(pc) : it.input,
+      pc && pc.kind === 'edit' ? diffShow : null);
+    if (pc) {
+      c.append(...cardHead(pc), input, more,
+        el('details', {class: 'raw'}, el('summary', {text: 'arguments as JSON'}), el('pre', {class: 'raw-input', text: it.input})));
+    } else {
+      c.append(input, more);
+    }
     let whole = !it.input_cut;
     const cutNote = it.input_cut ? el('p', {class: 'note'},
       'Input cut: ' + it.input.length + ' of ' + it.input_cut + ' characters shown; allowing waits until you have seen all of it. ',
@@ -392,10 +463,69 @@
       el('p', {class: 'note', text: 'The complete arguments the call runs with. A stand-in such as [session_token 1a2b3c4d held by interceptor] gets its token back.' + (it.edit_note ? ' ' + it.edit_note : '')}),
       el('div', {class: 'actions'}, allowEdited));
     const edit = it.editable ? el('button', {type: 'button', class: 'edit', text: 'Edit input…', onclick: () => { editBox.hidden = !editBox.hidden; }}) : null;
-    c.append(el('div', {class: 'actions'}, allow, reason, deny, edit), editBox, err);
+    reason.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' && !ev.shiftKey && !ev.ctrlKey && !ev.metaKey && !ev.repeat) {
+        ev.preventDefault();
+        decide(false)({detail: 0, preventDefault() {}});
+      }
+    });
+    c.append(el('div', {class: 'actions'}, allow, reason, deny, edit), ruleBox(it, c, run, done, () => whole), editBox, err);
     gate = () => { allow.disabled = !whole; allowEdited.disabled = !whole; };
     gate();
+    c.keys = {
+      allow: () => { if (!allow.disabled) decide(true)({detail: 0, preventDefault() {}}); else toast('Show all of the input first.'); },
+      reason: () => reason.focus(),
+      edit: () => { if (edit) { editBox.hidden = false; editor.focus(); } },
+    };
     return c;
+  }
+
+  // ruleBox is the card's "always" row: a standing rule made from this
+  // request (scope: session, project, everywhere; shape: the tool, or the
+  // tool with this command or path prefix), which decides it too.
+  function ruleBox(it, c, run, done, whole) {
+    const scope = el('select', {class: 'rule-scope', 'aria-label': 'rule scope'},
+      el('option', {value: 'session', text: 'in this session'}),
+      it.project ? el('option', {value: 'project', text: 'in this project'}) : null,
+      el('option', {value: 'everywhere', text: 'everywhere'}));
+    if (it.project) scope.value = 'project';
+    const shape = el('select', {class: 'rule-shape', 'aria-label': 'rule shape'},
+      el('option', {value: 'tool', text: 'every ' + it.tool + ' call'}),
+      it.rule_kind && it.rule_prefix ? el('option', {value: 'prefix',
+        text: it.rule_kind === 'command' ? 'commands starting “' + it.rule_prefix + '”' : 'files under ' + it.rule_prefix}) : null);
+    if (it.rule_kind && it.rule_prefix) shape.value = 'prefix';
+    const make = (allowIt) => guarded(c, () => {
+      if (allowIt && !whole()) { toast('Show all of the input first.'); return; }
+      run(async () => {
+        const r = await post('/api/rules/add', {id: it.id, allow: allowIt, scope: scope.value, shape: shape.value});
+        toast('rule ' + r.rule.id + ' made');
+        done(r.status + ', and a rule made');
+        loadRules();
+      });
+    });
+    return el('div', {class: 'actions always'}, el('span', {class: 'note', text: 'Always:'}), shape, scope,
+      el('button', {type: 'button', class: 'allow always-allow', text: 'Always allow', onclick: make(true)}),
+      el('button', {type: 'button', class: 'deny always-deny', text: 'Always deny', onclick: make(false)}));
+  }
+
+  // ---- rules -----------------------------------------------------------------
+
+  async function loadRules() {
+    const box = $('rules-list');
+    if (!box) return;
+    try {
+      const v = await get('/api/rules');
+      box.replaceChildren(...v.rules.map((r) => el('div', {class: 'row rule', 'data-id': r.id},
+        el('span', {class: 'badge ' + (r.allow ? 'allowed' : 'denied'), text: r.allow ? 'allow' : 'deny'}),
+        el('span', {class: 'text', text: r.text}),
+        el('button', {type: 'button', class: 'revoke', text: 'Revoke', onclick: async () => {
+          try { await post('/api/rules/revoke', {id: r.id}); toast('revoked ' + r.id); } catch (e) { toast(e.message); }
+          loadRules();
+        }}))));
+      $('rules-note').textContent = v.rules.length ? '' : 'No rules. “Always allow” on a request makes one.';
+    } catch (e) {
+      $('rules-note').textContent = e.message;
+    }
   }
 
   // fieldsOf lays a question's arguments out by its tool's input schema.
@@ -434,11 +564,17 @@
       }
       for (const it of want) {
         if (!this.cards.has(it.id)) {
+          // A new card goes below, so nothing under the pointer moves;
+          // one that arrives off screen is announced by the "new" bar
+          // (watchSettle) until it has been on screen.
           const c = card(it, this);
+          c.unseen = this.loaded;
           this.cards.set(it.id, c);
           this.box.append(c);
+          if (this === waiting && $('filter').value) applyFilter();
         }
       }
+      this.loaded = true;
       return want.length;
     }
     // leave puts a slot of the card's height where it was: what, or (when
@@ -450,8 +586,10 @@
       const slot = el('div', {class: 'slot', 'data-id': id, text: (what || 'no longer waiting') + ': ' + c.querySelector('.tool').textContent});
       slot.style.height = c.offsetHeight + 'px';
       slot.at = performance.now();
+      const wasFocused = focused === c;
       c.replaceWith(slot);
       for (const other of this.cards.values()) unsettle(other);
+      if (wasFocused) focusCard(nextCard(slot, 1) || nextCard(slot, -1));
       if (!what) {
         get('/api/request?id=' + encodeURIComponent(id)).then((r) => {
           const by = (r.decided_by || '').length > 60 ? r.decided_by.slice(0, 60) + '…' : r.decided_by || '';
@@ -484,8 +622,18 @@
     document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
   }
 
+  // liveHistory reloads the history shown (its newest page, no search)
+  // when what waits changes: a decision moves a request there. At most
+  // once a second, and only while the history is in view.
+  let historyTimer = null;
+  function liveHistory() {
+    if ($('view-history').hidden || $('history-q').value || historyTimer) return;
+    historyTimer = setTimeout(() => { historyTimer = null; if (!$('view-history').hidden) loadHistory(false); }, 1000);
+  }
+
   function showPending(p) {
     skew = p.now - Date.now();
+    liveHistory();
     items = p.items;
     waiting.update(items);
     if (chatCards) chatCards.update(items);
@@ -649,15 +797,143 @@
     }
   }
 
+  // ---- triage: filter, compact rows, a group decided after one look ----------
+  //
+  // The filter keeps the cards that hold every word (in what the card
+  // shows). "Allow shown…" / "Deny shown…" list the requests shown, in a
+  // box that says what will be decided; its button acts once the box has
+  // been on screen for SETTLE_MS, never on a double click, and decides
+  // exactly the requests listed (those decided elsewhere meanwhile are
+  // reported, not replaced by others).
+
+  function applyFilter() {
+    const words = $('filter').value.toLowerCase().split(/\s+/).filter(Boolean);
+    for (const c of waiting.cards.values()) {
+      const hay = c.hay || (c.hay = c.innerText.toLowerCase());
+      c.hidden = !words.every((w) => hay.includes(w));
+    }
+  }
+  $('filter').addEventListener('input', applyFilter);
+  $('compact').addEventListener('change', () => $('waiting-list').classList.toggle('compact', $('compact').checked));
+
+  function confirmGroup(allow) {
+    const shown = [...waiting.cards.values()].filter((c) => !c.hidden && c.dataset.kind === 'approval');
+    if (!shown.length) { toast('No request is shown.'); return; }
+    const ids = shown.map((c) => c.dataset.id);
+    const box = $('confirm');
+    $('confirm-what').textContent = (allow ? 'Allow' : 'Deny') + ' these ' + ids.length + ' request' + (ids.length === 1 ? '' : 's') + ', and nothing else:';
+    $('confirm-list').replaceChildren(...shown.map((c) => el('li', {},
+      el('code', {text: c.querySelector('.tool').textContent}), ' ',
+      el('span', {class: 'mono', text: ((c.querySelector('pre.input') || {textContent: ''}).textContent.split('\n')[0] || '').slice(0, 120)}), ' ',
+      el('span', {class: 'note', text: [...c.querySelectorAll('.meta .project b, .meta .cwd b')].map((b) => b.textContent).join(' · ')}))));
+    const go = $('confirm-go');
+    go.className = allow ? 'allow' : 'deny';
+    go.textContent = (allow ? 'Allow ' : 'Deny ') + ids.length;
+    go.disabled = false;
+    box.hidden = false;
+    box.shownAt = performance.now();
+    go.onclick = async (ev) => {
+      if (ev.detail > 1) { toast('A double click counts once.'); return; }
+      if (performance.now() - box.shownAt < SETTLE_MS) { toast('Read the list, then click again.'); return; }
+      go.disabled = true;
+      const failed = [];
+      for (const id of ids) {
+        try {
+          await post('/api/decide', {id, allow, message: ''});
+          waiting.leave(id, (allow ? 'allowed' : 'denied') + ' here (group)');
+        } catch (e) {
+          failed.push(id + ': ' + e.message);
+        }
+      }
+      box.hidden = true;
+      toast((allow ? 'allowed ' : 'denied ') + (ids.length - failed.length) + (failed.length ? '; not decided: ' + failed.join('; ') : ''));
+    };
+  }
+  $('group-allow').addEventListener('click', () => confirmGroup(true));
+  $('group-deny').addEventListener('click', () => confirmGroup(false));
+  $('confirm-cancel').addEventListener('click', () => { $('confirm').hidden = true; });
+
+  // ---- keyboard --------------------------------------------------------------
+  //
+  // j/k (or the arrows) move between the requests that wait, a allows the
+  // one in focus, d puts the cursor in its reason box (Enter there denies),
+  // e opens its input to edit, ? shows the keys. A key acts only on a card
+  // that has been in focus, and on screen unmoved, for SETTLE_MS, and a
+  // held key's repeats do nothing: after a decision the focus moves to the
+  // next request, which a repeat must not decide.
+
+  let focused = null;
+  function focusCard(c) {
+    if (focused) focused.classList.remove('focused');
+    focused = c || null;
+    if (!focused) return;
+    focused.classList.add('focused');
+    focused.focusedAt = performance.now();
+    focused.focus({preventScroll: true});
+    focused.scrollIntoView({block: 'nearest'});
+  }
+  function nextCard(from, dir) {
+    for (let e = dir > 0 ? from.nextElementSibling : from.previousElementSibling; e; e = dir > 0 ? e.nextElementSibling : e.previousElementSibling) {
+      if (e.matches('article.card') && !e.hidden) return e;
+    }
+    return null;
+  }
+  function move(dir) {
+    const list = $('waiting-list');
+    if (!focused || !focused.isConnected) return focusCard(list.querySelector('article.card'));
+    focusCard(nextCard(focused, dir) || focused);
+  }
+  document.addEventListener('keydown', (ev) => {
+    if (ev.target.closest && ev.target.closest('input, textarea, select')) {
+      if (ev.key === 'Escape') ev.target.blur();
+      return;
+    }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const help = $('help');
+    if (ev.key === '?') { help.hidden = !help.hidden; return; }
+    if (ev.key === 'Escape') { help.hidden = true; return; }
+    if (ev.key === 'j' || ev.key === 'ArrowDown') { ev.preventDefault(); move(1); return; }
+    if (ev.key === 'k' || ev.key === 'ArrowUp') { ev.preventDefault(); move(-1); return; }
+    if (ev.key === 'n') { showNewest(); return; }
+    if (!focused || !focused.isConnected || !focused.keys) return;
+    if (!['a', 'd', 'e'].includes(ev.key)) return;
+    ev.preventDefault();
+    if (ev.repeat) return;
+    if ($('waiting-list').classList.contains('compact') || focused.hidden) { toast('Compact rows hide the input: uncheck compact to decide one.'); return; }
+    if (performance.now() - focused.focusedAt < SETTLE_MS) { toast('Not decided: this request just came into focus. Look at it, then press again.'); return; }
+    if (ev.key === 'a') focused.keys.allow();
+    else if (ev.key === 'd') reasonOnKeyUp = focused; // the d itself must not land in the box
+    else focused.keys.edit();
+  });
+  let reasonOnKeyUp = null;
+  document.addEventListener('keyup', (ev) => {
+    if (ev.key === 'd' && reasonOnKeyUp) {
+      if (reasonOnKeyUp.isConnected) reasonOnKeyUp.keys.reason();
+      reasonOnKeyUp = null;
+    }
+  });
+  // A click inside a card makes it the one in focus for the keys, without
+  // moving anything (a scroll would move the card under the pointer).
+  $('waiting-list').addEventListener('focusin', (ev) => {
+    const c = ev.target.closest('article.card');
+    if (!c || c === focused) return;
+    if (focused) focused.classList.remove('focused');
+    focused = c;
+    c.classList.add('focused');
+    c.focusedAt = performance.now();
+  });
+
   // ---- navigation and the live stream -----------------------------------
 
   function route() {
     const h = location.hash;
     const chat = h.startsWith('#chat=') ? decodeURIComponent(h.slice(6)) : '';
-    const view = chat ? 'chat' : h === '#history' ? 'history' : 'children';
-    for (const v of ['children', 'chat', 'history']) $('view-' + v).hidden = v !== view;
-    $('tab-children').classList.toggle('on', view !== 'history');
+    const view = chat ? 'chat' : h === '#history' ? 'history' : h === '#rules' ? 'rules' : 'children';
+    for (const v of ['children', 'chat', 'history', 'rules']) $('view-' + v).hidden = v !== view;
+    $('tab-children').classList.toggle('on', view === 'children' || view === 'chat');
     $('tab-history').classList.toggle('on', view === 'history');
+    $('tab-rules').classList.toggle('on', view === 'rules');
+    if (view === 'rules') loadRules();
     if (chat) openChat(chat); else closeChat();
     if (view === 'history') loadHistory(false);
   }
@@ -686,6 +962,7 @@
     }
   }
 
+  $('new-bar').addEventListener('click', showNewest);
   $('history-search').addEventListener('submit', (ev) => { ev.preventDefault(); loadHistory(false); });
   $('history-more').addEventListener('click', () => loadHistory(true));
   window.addEventListener('hashchange', () => {
@@ -698,5 +975,6 @@
   setInterval(tick, 1000);
   route();
   connect();
+  loadRules();
   requestAnimationFrame(watchSettle);
 })();
