@@ -92,8 +92,8 @@ func Gate(ctx context.Context, p Policy, g Gated) (reply []byte, trace string, e
 		input = "{}"
 	}
 	cwd, projectDir := ev.Cwd(), ""
-	if ev.Client.Name() == "claude-code" {
-		projectDir = os.Getenv("CLAUDE_PROJECT_DIR") // Claude Code sets it for its hooks
+	if c, ok := hooks.FindClient(ev.Client.Name()); ok && c.ProjectEnv != "" {
+		projectDir = os.Getenv(c.ProjectEnv)
 	}
 	d, err := New(g.StateDir).Ask(ctx, p, Call{
 		Client:  ev.Client.Name(),

@@ -19,7 +19,9 @@ var ClaudeCodeClient = Client{
 	User:      Path{claudeConfigDir, "settings.json"},
 	Project:   Path{ProjectDir, ".claude/settings.json"},
 	Local:     Path{ProjectDir, ".claude/settings.local.json"},
-	Layout:    Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse", SessionEnd: "SessionEnd",
+	// Claude Code sets it for its hooks.
+	ProjectEnv: "CLAUDE_PROJECT_DIR",
+	Layout:     Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse", SessionEnd: "SessionEnd",
 	TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
 	RewritesResult: true, RacesInput: true,
 	Skeleton: "{}\n",

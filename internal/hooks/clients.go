@@ -26,6 +26,10 @@ type Client struct {
 	// OpenCode, the plugin shim it writes); Local is one more project file
 	// the client reads hooks from, which doctor checks.
 	User, Project, Local Path
+	// ProjectEnv is the environment variable the client sets for its
+	// hooks naming the project's directory ("": none), which a request
+	// records as its project.
+	ProjectEnv string
 
 	Layout Layout
 	// The events install writes inject and capture under, and clear
