@@ -325,7 +325,7 @@ func TestApprovalsInputNotHidden(t *testing.T) {
 		t.Fatalf("a one-key allow of an input not shown whole went through: %s", r.Status)
 	}
 	pw.Write([]byte("v"))
-	waitOut(t, &wout, `"cmd": "rm -rf ~"`)
+	waitOut(t, &wout, "cmd: rm -rf ~") // v shows the whole input as present lays it out
 	pw.Write([]byte("a"))
 	waitOut(t, &wout, r2.ID+" allowed")
 	pw.Write([]byte("q"))
