@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,5 +103,90 @@ func TestProxySchemaNoteIsTrue(t *testing.T) {
 	_, list = proxyFor(t, `{"handles":[{"name":"uid","stand_ins":"all","from":{"text":"uid=(\\S+)"}}]}`, cdtList)
 	if desc := list.Get("result.tools.1.inputSchema.properties.uid.description").Str; !strings.HasSuffix(desc, "takes a page screenshot. A stand-in [uid … held by interceptor] shown in an earlier result may be passed here: interceptor replaces it with its value.") {
 		t.Fatalf("an optional argument's stand-in line: %q", desc)
+	}
+}
+
+// listOf is a tools/list response with the tools recorded in file (the
+// real server's, testdata).
+func listOf(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `{"jsonrpc":"2.0","id":"L","result":{"tools":` + strings.TrimSpace(string(b)) + `}}`
+}
+
+// exampleHandles is the text of examples/servers/<server>/handles.json.
+func exampleHandles(t *testing.T, server string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "servers", server, "handles.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The chrome-devtools example with the tools chrome-devtools-mcp 1.11.0
+// lists: the selected page's id goes into every page-scoped call that
+// names none, never into select_page or close_page (the model's choice),
+// and a whole-page screenshot stays one.
+func TestExampleChromeDevtools(t *testing.T) {
+	rw, list := proxyFor(t, exampleHandles(t, "chrome-devtools"), listOf(t, "chrome-devtools-mcp-1.11.0.tools.json"))
+	for _, tool := range list.Get("result.tools").Array() {
+		name, pageID := tool.Get("name").Str, tool.Get("inputSchema.properties.pageId")
+		switch {
+		case !pageID.Exists():
+		case name == "select_page" || name == "close_page":
+			if strings.Contains(pageID.Get("description").Str, "nterceptor") || !strings.Contains(tool.Get("inputSchema.required").Raw, "pageId") {
+				t.Errorf("%s: the model's choice of a page was changed: %s", name, tool.Get("inputSchema").Raw)
+			}
+		case strings.Contains(pageID.Get("description").Str, "stand-in") || !strings.HasSuffix(pageID.Get("description").Str, "with the pageId that list_pages or new_page or select_page or close_page returned (once one has). To use another, pass its value."):
+			t.Errorf("%s: pageId's description %q", name, pageID.Get("description").Str)
+		}
+	}
+	rw.fromClient(callMsg("1", "new_page", `{"url":"http://127.0.0.1:8000/p.html"}`))
+	rw.fromServer(textResult("1", `## Pages\n1: about:blank\n2: Probe (http://127.0.0.1:8000/p.html) [selected]`))
+	for _, c := range []struct{ tool, args, want string }{
+		{"take_snapshot", `{}`, `{"pageId":2}`},
+		{"take_screenshot", `{}`, `{"pageId":2}`},
+		{"take_screenshot", `{"pageId":"2"}`, `{"pageId":2}`},
+		{"click", `{"uid":"1_2","pageId":1}`, `{"uid":"1_2","pageId":1}`},
+		{"select_page", `{}`, `{}`},
+		{"close_page", `{}`, `{}`},
+	} {
+		if got := gjson.GetBytes(rw.fromClient(callMsg("2", c.tool, c.args)), "params.arguments").Raw; got != c.want {
+			t.Errorf("%s %s went out as %s, want %s", c.tool, c.args, got, c.want)
+		}
+	}
+}
+
+// The Playwright example with the tools @playwright/mcp 0.0.83 lists: a
+// tab index is never filled in, and one named as a string goes out as the
+// number the server takes; the page-wide calls stay page-wide.
+func TestExamplePlaywright(t *testing.T) {
+	rw, list := proxyFor(t, exampleHandles(t, "playwright"), listOf(t, "playwright-mcp-0.0.83.tools.json"))
+	for _, tool := range list.Get("result.tools").Array() {
+		if tool.Get("name").Str == "browser_tabs" && strings.Contains(tool.Get("inputSchema").Raw, "nterceptor") {
+			t.Errorf("browser_tabs's schema names interceptor, which never fills index in: %s", tool.Get("inputSchema").Raw)
+		}
+	}
+	rw.fromClient(callMsg("1", "browser_tabs", `{"action":"new"}`))
+	rw.fromServer(textResult("1", `### Result\n- 0: [Probe](http://127.0.0.1:8000/p.html)\n- 1: (current) [Two](http://127.0.0.1:8000/q.html)`))
+	for _, c := range []struct{ tool, args, want string }{
+		{"browser_tabs", `{"action":"select","index":"0"}`, `{"action":"select","index":0}`},
+		{"browser_tabs", `{"action":"close"}`, `{"action":"close"}`},
+		{"browser_tabs", `{"action":"select","index":"7"}`, `{"action":"select","index":"7"}`},
+		{"browser_take_screenshot", `{"type":"png"}`, `{"type":"png"}`},
+	} {
+		if got := gjson.GetBytes(rw.fromClient(callMsg("2", c.tool, c.args)), "params.arguments").Raw; got != c.want {
+			t.Errorf("%s %s went out as %s, want %s", c.tool, c.args, got, c.want)
+		}
+	}
+	// One tab: the one index held is still not filled in.
+	rw.fromClient(callMsg("3", "browser_tabs", `{"action":"close","index":1}`))
+	rw.fromServer(textResult("3", `### Result\n- 0: (current) [Probe](http://127.0.0.1:8000/p.html)`))
+	if got := gjson.GetBytes(rw.fromClient(callMsg("4", "browser_tabs", `{"action":"close"}`)), "params.arguments").Raw; got != `{"action":"close"}` {
+		t.Errorf("close with one tab held went out as %s", got)
 	}
 }

@@ -86,7 +86,7 @@ func (r *Rewriter) rewriteList(msg []byte) ([]byte, bool) {
 				var ed []byte
 				var ok bool
 				switch {
-				case s.Inject == token.InjectRequired && !required(in, s.Arg):
+				case s.Inject == token.InjectNever || s.Inject == token.InjectRequired && !required(in, s.Arg):
 					ed, ok = describe(inEdit, s.Arg, standInNote(s))
 				case s.Lifetime == token.Stable:
 					ed, ok = optionalProperty(inEdit, s)

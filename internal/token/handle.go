@@ -133,13 +133,14 @@ const (
 	// schema is known (hooks; the proxy before tools/list), "to" names
 	// the tool. The default of a handles file.
 	InjectRequired
+	// InjectNever: a call gets only what it names (a stand-in resolved, a
+	// number named as a string typed, a near miss repaired): the value is
+	// the model's choice (a tab's position).
+	InjectNever
 )
 
 func (i InjectWhen) String() string {
-	if i == InjectRequired {
-		return "required"
-	}
-	return "always"
+	return [...]string{"always", "required", "never"}[i]
 }
 
 // Injects reports whether a call of a tool that takes the handle, and
@@ -149,6 +150,8 @@ func (s *Spec) Injects(schema Schema) bool {
 	switch {
 	case s.Inject == InjectAlways:
 		return true
+	case s.Inject == InjectNever:
+		return false
 	case schema != nil:
 		return schema(s.Arg).Required
 	}

@@ -157,13 +157,13 @@ func parseChoices(h gjson.Result, at string, s *Spec) error {
 	if err != nil {
 		return err
 	}
-	inject, err := choice(h, at, "inject", "required", "always")
+	inject, err := choice(h, at, "inject", "required", "always", "never")
 	if err != nil {
 		return err
 	}
 	s.Kind, s.Lifetime, s.StandIns = [...]Kind{KindString, KindNumber}[kind], [...]Lifetime{Rotates, Stable}[life],
 		[...]StandIns{StandInsLong, StandInsAll, StandInsNone}[standIns]
-	s.Inject = [...]InjectWhen{InjectRequired, InjectAlways}[inject]
+	s.Inject = [...]InjectWhen{InjectRequired, InjectAlways, InjectNever}[inject]
 	return nil
 }
 

@@ -51,6 +51,18 @@ func TestFillOptionalArgument(t *testing.T) {
 	if f, _ := Fill(`{}`, "take_screenshot", []Spec{always}, one, schemaOf(false)); gjson.Get(f.Args, "uid").Str != "1_0" {
 		t.Fatalf(`"inject":"always" on an optional argument: %s`, f.Args)
 	}
+	// "inject": "never": not even where it is required, nor in the hooks;
+	// a value the call names is still typed.
+	never := uidSpec(t, `,"inject":"never","type":"number","to":{"tools":["click"]}`)
+	seven := Holding{"uid": {Values: Held{"7"}, Default: "7"}}
+	for _, schema := range []Schema{schemaOf(true), nil} {
+		if f, _ := Fill(`{}`, "click", []Spec{never}, seven, schema); f.Changed {
+			t.Fatalf(`"inject": "never" injected: %s`, f.Args)
+		}
+		if f, _ := Fill(`{"uid":"7"}`, "click", []Spec{never}, seven, schema); gjson.Get(f.Args, "uid").Raw != "7" {
+			t.Fatalf(`"inject": "never", a held number named as a string: %s`, f.Args)
+		}
+	}
 	// No schema (hooks): "to" decides.
 	declared := uidSpec(t, `,"to":{"tools":["click"]}`)
 	if f, _ := Fill(`{}`, "click", []Spec{declared}, one, nil); gjson.Get(f.Args, "uid").Str != "1_0" {

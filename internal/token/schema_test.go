@@ -54,6 +54,7 @@ func TestHandlesSchema(t *testing.T) {
 		`{"handles":[{"name":"i","from":{"meta":"i"},"repair":false}]}`,
 		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":"always"}]}`,
 		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":"required"}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":"never"}]}`,
 	} {
 		if err := validate([]byte(good)); err != nil {
 			t.Errorf("the schema refuses %s: %v", good, err)
