@@ -355,7 +355,9 @@ func TestBrowserServerPlaywright(t *testing.T) {
 	handles := issueHandles(t, "playwright", `{"name":"target","from":{"tools":["browser_snapshot"],"text":"\\[ref=(\\w+)\\]"}}`)
 	raw := filepath.Join(t.TempDir(), "server.jsonl")
 	c := startProxy(t, "playwright", handles, raw, "node", filepath.Join(dir, "node_modules", "@playwright", "mcp", "cli.js"),
-		"--headless", "--browser", "chromium", "--executable-path", chromiumPath, "--isolated")
+		// A megabyte of noise takes longer than the default 5 s action
+		// timeout to encode on a loaded machine.
+		"--headless", "--browser", "chromium", "--executable-path", chromiumPath, "--isolated", "--timeout-action", "60000")
 	list := c.open()
 	if s := toolSchema(list, "browser_take_screenshot"); !s.Get("properties.target").Exists() {
 		t.Errorf("browser_take_screenshot's optional target was taken out of its schema: %s", s.Raw)
