@@ -147,6 +147,7 @@ func outer() int {
 		envClients+"="+clients, envOCPlugin+"="+ocPlugin, envRepo+"="+repo, envIndexServer+"="+indexServer)
 	cmd.Env = append(cmd.Env, clients2Setup.export(installClients2()))
 	cmd.Env = append(cmd.Env, dcSetup.export(installDC()))
+	cmd.Env = append(cmd.Env, browserSetup.export(installBrowserServers()))
 	err = cmd.Run()
 	fmt.Fprintf(os.Stderr, "e2e: whole run (setup + tests) took %s\n", time.Since(start).Round(time.Second))
 	var ee *exec.ExitError

@@ -143,3 +143,31 @@ func TestGivenReadsBools(t *testing.T) {
 		t.Fatalf("Given:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestResolveInject (issue 35 item 7): a handles file's handle is injected
+// only where its argument is required unless the file says "inject":
+// "always"; the flags' one handle wherever the tool takes it, as before.
+func TestResolveInject(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "handles.json")
+	if err := os.WriteFile(file, []byte(`{"handles":[
+	  {"name":"pageId","type":"number","from":[{"json":"pageId"}],"to":{"tools":["take_snapshot"]}},
+	  {"name":"cursor","arg":"after","inject":"always","from":[{"json":"endCursor"}]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Defaults()
+	o.HandlesFile = file
+	if err := o.Resolve(o.Given); err != nil {
+		t.Fatal(err)
+	}
+	specs := o.Specs()
+	if len(specs) != 2 || specs[0].Inject != token.InjectRequired || specs[1].Inject != token.InjectAlways {
+		t.Fatalf("handles file: %+v", specs)
+	}
+	flags := Defaults()
+	if err := flags.Resolve(flags.Given); err != nil {
+		t.Fatal(err)
+	}
+	if s := flags.Specs(); s[0].Inject != token.InjectAlways {
+		t.Fatalf("the flags' handle: inject %v", s[0].Inject)
+	}
+}

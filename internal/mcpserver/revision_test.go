@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -135,5 +136,33 @@ func TestModernRequests(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":10,"method":"subscriptions/listen","params":{}}`)
 	if r := s.recv(); r.Get("error.code").Int() != codeNoMethod {
 		t.Fatalf("a legacy subscriptions/listen: %s", r.Raw)
+	}
+}
+
+// TestRemovedMethodsModern: revision 2026-07-28 has no initialize and no
+// ping (SEP-2575): a request that names that revision gets -32601, as the
+// go-sdk's servers answer it; without it, or naming a legacy revision,
+// both are answered as before.
+func TestRemovedMethodsModern(t *testing.T) {
+	s := start(t, &Server{Name: "x", Version: "1"})
+	for i, method := range []string{"initialize", "ping"} {
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"protocolVersion":"2026-07-28","capabilities":{},%s}}`, i+1, method, modernMeta))
+		if r := s.recv(); r.Get("id").Int() != int64(i+1) || r.Get("error.code").Int() != -32601 || r.Get("result").Exists() ||
+			!strings.Contains(r.Get("error.message").Str, method) {
+			t.Fatalf("%s at 2026-07-28: %s", method, r.Raw)
+		}
+	}
+	legacyMeta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}`
+	for i, params := range []string{`{"protocolVersion":"2025-06-18","capabilities":{}}`, `{"protocolVersion":"2025-11-25","capabilities":{},` + legacyMeta + `}`} {
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":%s}`, 10+i, params))
+		if r := s.recv(); r.Get("error").Exists() || r.Get("result.protocolVersion").Str != gjson.Parse(params).Get("protocolVersion").Str {
+			t.Fatalf("a legacy initialize: %s", r.Raw)
+		}
+	}
+	for i, params := range []string{``, `,"params":{}`, `,"params":{` + legacyMeta + `}`} {
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"%s}`, 20+i, params))
+		if r := s.recv(); r.Get("error").Exists() || r.Get("result").Raw != "{}" {
+			t.Fatalf("a legacy ping: %s", r.Raw)
+		}
 	}
 }

@@ -209,7 +209,17 @@ func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, in
 		return
 	}
 	switch method.Str {
-	case "initialize":
+	case "initialize", "ping":
+		if e.modern {
+			// 2026-07-28 removed both (SEP-2575): a request that names it
+			// is answered as the SDK's servers answer it.
+			s.replyError(id.Raw, codeNoMethod, fmt.Sprintf("method not found: %s is not part of revision %s", method.Str, e.version))
+			return
+		}
+		if method.Str == "ping" {
+			s.reply(id.Raw, e, &pingResult{})
+			return
+		}
 		s.initialize(id.Raw, params)
 	case "server/discover":
 		s.discover(id.Raw, e)
@@ -219,8 +229,6 @@ func (s *Server) handle(ctx context.Context, line []byte, wg *sync.WaitGroup, in
 			return
 		}
 		s.listen(id.Raw, e)
-	case "ping":
-		s.reply(id.Raw, e, &pingResult{})
 	case "tools/list":
 		s.toolsList(id.Raw, e)
 	case "tools/call":

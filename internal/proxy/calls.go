@@ -142,10 +142,7 @@ func (r *Rewriter) schema(tool string) token.Schema {
 	if !listed {
 		return nil
 	}
-	return func(arg string) (has, known, number bool) {
-		info, ok := props[arg]
-		return ok, true, info.number
-	}
+	return func(arg string) token.SchemaArg { return props[arg] }
 }
 
 // toolError is a tools/call result that tells the model why its call did

@@ -28,7 +28,8 @@
 //   - results.go edits the server's responses: a tools/call result's values
 //     taken (carry.Take), the connection's carry.Holder, --persist.
 //   - tools.go rewrites a tools/list result's schemas for the handles each
-//     tool takes, and learns from it which tools take which.
+//     tool takes, and learns from it which tools take which, and where an
+//     argument is required (a handle goes only there: token.Spec.Injects).
 //   - redact.go shows every value held as its stand-in in what the server
 //     sends (quickly ruling out messages that cannot hold one), and splices
 //     edits into a message.

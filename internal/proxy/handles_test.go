@@ -89,7 +89,7 @@ func TestProxyHandlesSchemas(t *testing.T) {
 	 {"name":"list_issues","inputSchema":{"type":"object","properties":{"after":{"type":"string"}},"required":["after"]}}]}}`))
 	next := gjson.GetBytes(list, "result.tools.1.inputSchema")
 	if !next.Get("properties.session_index").Exists() || strings.Contains(next.Get("required").Raw, "session_index") ||
-		!strings.Contains(next.Get("properties.session_index.description").Str, "The session. Filled in by interceptor") {
+		!strings.HasPrefix(next.Get("properties.session_index.description").Str, "The session. Interceptor fills this in when it is left out") {
 		t.Fatalf("stable handle's schema: %s", next.Raw)
 	}
 	if li := gjson.GetBytes(list, "result.tools.2.inputSchema"); li.Get("properties.after").Exists() || strings.Contains(li.Raw, "after") {

@@ -77,9 +77,6 @@ type pending struct {
 	carried []string // by spec
 }
 
-// argInfo is what a tool's input schema says of one argument.
-type argInfo struct{ number bool }
-
 // Rewriter holds the values of one connection (one client session) and
 // rewrites the messages that cross it. FromClient and FromServer may be
 // called from different goroutines.
@@ -96,7 +93,7 @@ type Rewriter struct {
 	secrets []secret
 	// schemas are the tools' input schema properties, from the last
 	// tools/list result (nil before one): which tools take a handle.
-	schemas map[string]map[string]argInfo
+	schemas map[string]map[string]token.SchemaArg
 	pending map[string]pending // request id (see idKey) -> what it asked
 	later   func([]byte)       // writes to the client out of turn (SetLater)
 	states  requestStates      // the server's requestStates the client got redacted (mrtr.go)

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 
@@ -13,23 +14,26 @@ import (
 // and learns from it which tools take which (their input schemas).
 
 // learnSchemas notes, from a tools/list result, which arguments each
-// tool's input schema has (and which are numbers): the tools that take a
-// handle whose spec names none. A paginated list adds to what is known.
+// tool's input schema has, which are numbers and which are required: the
+// tools that take a handle whose spec names none, and the calls that get
+// one when they name none (token.Spec.Injects). A paginated list adds to
+// what is known.
 func (r *Rewriter) learnSchemas(msg []byte) {
 	tools := gjson.GetBytes(msg, "result.tools")
 	if !tools.IsArray() {
 		return
 	}
-	learned := map[string]map[string]argInfo{}
+	learned := map[string]map[string]token.SchemaArg{}
 	tools.ForEach(func(_, tool gjson.Result) bool {
 		name := tool.Get("name")
 		if name.Type != gjson.String {
 			return true
 		}
-		props := map[string]argInfo{}
-		tool.Get("inputSchema.properties").ForEach(func(k, v gjson.Result) bool {
+		props := map[string]token.SchemaArg{}
+		in := tool.Get("inputSchema")
+		in.Get("properties").ForEach(func(k, v gjson.Result) bool {
 			t := v.Get("type")
-			props[k.Str] = argInfo{number: t.Str == "number" || t.Str == "integer"}
+			props[k.Str] = token.SchemaArg{Has: true, Number: t.Str == "number" || t.Str == "integer", Required: required(in, k.Str)}
 			return true
 		})
 		learned[name.Str] = props
@@ -39,7 +43,7 @@ func (r *Rewriter) learnSchemas(msg []byte) {
 	defer r.mu.Unlock()
 	if gjson.GetBytes(msg, "result.nextCursor").Exists() || r.schemas == nil {
 		if r.schemas == nil {
-			r.schemas = map[string]map[string]argInfo{}
+			r.schemas = map[string]map[string]token.SchemaArg{}
 		}
 		maps.Copy(r.schemas, learned)
 		return
@@ -47,13 +51,16 @@ func (r *Rewriter) learnSchemas(msg []byte) {
 	r.schemas = learned
 }
 
-// rewriteList rewrites each tool's schemas for the handles it takes. A
-// rotating handle's argument is removed from the input schema (the model is
-// never asked for it), and the key it comes back under from the output
-// schema (its structuredContent holds a stand-in). A stable handle, of
+// rewriteList rewrites each tool's schemas for the handles it takes. Where
+// a call that leaves the argument out gets the value held
+// (token.Spec.Injects): a rotating handle's argument is removed from the
+// input schema (the model is never asked for it); a stable handle, of
 // which several values can be live, keeps its argument, made optional and
-// described: interceptor fills it in, and a stand-in or a value shown
-// earlier names another live one.
+// described (fillNote). Where it does not (an optional argument whose
+// absence means something), the argument stays as the server has it, with
+// a line on stand-ins where the model may read one. A rotating handle's key
+// is removed from the output schema (its structuredContent holds a
+// stand-in).
 func (r *Rewriter) rewriteList(msg []byte) ([]byte, bool) {
 	res := gjson.GetBytes(msg, "result")
 	tools := res.Get("tools")
@@ -78,9 +85,12 @@ func (r *Rewriter) rewriteList(msg []byte) ([]byte, bool) {
 			if in.IsObject() {
 				var ed []byte
 				var ok bool
-				if s.Lifetime == token.Stable {
+				switch {
+				case s.Inject == token.InjectNever || s.Inject == token.InjectRequired && !required(in, s.Arg):
+					ed, ok = describe(inEdit, s.Arg, standInNote(s))
+				case s.Lifetime == token.Stable:
 					ed, ok = optionalProperty(inEdit, s)
-				} else {
+				default:
 					ed, ok = dropProperty(string(inEdit), s.Arg)
 				}
 				if ok {
@@ -121,32 +131,81 @@ func unescapeKey(path string) string {
 	return b.String()
 }
 
-// standInNote ends the description of a stable handle's argument.
-const standInNote = "Filled in by interceptor: leave it out to use the current one. To use another live one, pass a value or a stand-in ([NAME … held by interceptor]) shown in an earlier result."
+// required reports whether an input schema's required list names arg.
+func required(schema gjson.Result, arg string) bool {
+	found := false
+	schema.Get("required").ForEach(func(_, v gjson.Result) bool {
+		found = v.Type == gjson.String && v.Str == arg
+		return !found
+	})
+	return found
+}
+
+// fillNote ends the description of a stable handle's argument, which a
+// call may leave out. It says only what holds from the first tools/list
+// on: nothing is held before a starts tool returns a value, and a stand-in
+// is named only where the model may read one.
+func fillNote(s *token.Spec) string {
+	note := fmt.Sprintf("Interceptor fills this in when it is left out, with the %s that %s returned (once one has).", s.Name, strings.Join(s.Starts, " or "))
+	if s.ShowsStandIns() {
+		return note + " To use another, pass it as an earlier result shows it: a value, or a stand-in [" + s.Name + " … held by interceptor]."
+	}
+	return note + " To use another, pass its value."
+}
+
+// standInNote ends the description of a handle's argument that
+// interceptor does not fill in, where the model may read a value as a
+// stand-in ("": it never does).
+func standInNote(s *token.Spec) string {
+	if !s.ShowsStandIns() {
+		return ""
+	}
+	return "A stand-in [" + s.Name + " … held by interceptor] shown in an earlier result may be passed here: interceptor replaces it with its value."
+}
 
 // optionalProperty makes a stable handle's argument optional in an input
 // schema and says in its description that interceptor fills it in.
 func optionalProperty(schema []byte, s *token.Spec) ([]byte, bool) {
-	path := "properties." + gjson.Escape(s.Arg)
-	prop := gjson.GetBytes(schema, path)
-	if !prop.IsObject() {
-		return nil, false
-	}
-	out := schema
-	changed := false
-	if desc := prop.Get("description").Str; !strings.Contains(desc, "Filled in by interceptor") {
-		note := strings.Replace(standInNote, "NAME", s.Name, 1)
-		if desc != "" {
-			note = strings.TrimRight(desc, " ") + " " + note
-		}
-		if d, err := sjson.SetBytes(out, path+".description", note); err == nil {
-			out, changed = d, true
-		}
+	out, changed := schema, false
+	if d, ok := describe(out, s.Arg, fillNote(s)); ok {
+		out, changed = d, true
 	}
 	if d, ok := dropRequired(out, s.Arg); ok {
 		out, changed = d, true
 	}
 	return out, changed
+}
+
+// describe ends the description of arg's property with note, joined as a
+// sentence of its own ("" or a description that has it: unchanged).
+func describe(schema []byte, arg, note string) ([]byte, bool) {
+	path := "properties." + gjson.Escape(arg)
+	prop := gjson.GetBytes(schema, path)
+	desc := prop.Get("description").Str
+	if note == "" || !prop.IsObject() || strings.Contains(desc, note) {
+		return nil, false
+	}
+	d, err := sjson.SetBytes(schema, path+".description", joinSentences(desc, note))
+	return d, err == nil
+}
+
+// joinSentences appends the sentence note to a server's description,
+// ending the description as a sentence first ("Process ID" → "Process
+// ID. …"; "Page id:" → "Page id. …").
+func joinSentences(desc, note string) string {
+	desc = strings.TrimRight(desc, " \t\r\n")
+	if desc == "" {
+		return note
+	}
+	if trimmed := strings.TrimRight(desc, ",;:-"); trimmed != "" {
+		desc = trimmed
+	}
+	switch desc[len(desc)-1] {
+	case '.', '!', '?':
+	default:
+		desc += "."
+	}
+	return desc + " " + note
 }
 
 // dropProperty removes key from a JSON schema's properties and required.

@@ -34,10 +34,16 @@ func (w Withheld) Message() string {
 	return fmt.Sprintf("interceptor has no %s to inject: %s. The one held before belongs to an earlier session and is not used; start again, or pass %s yourself.", w.Handle, w.Why, w.Handle)
 }
 
-// Schema tells what a tool's input schema says about an argument: whether
-// the tool has it, whether that is known at all, and whether it is a number.
-// Hook mode knows no schema (nil).
-type Schema func(arg string) (has, known, number bool)
+// SchemaArg is what a tool's input schema says of one argument.
+type SchemaArg struct {
+	Has      bool // the tool has the argument
+	Number   bool // its type is number or integer
+	Required bool // the schema's required list names it
+}
+
+// Schema tells what a tool's input schema says of an argument; nil: no
+// schema is known (hook mode; the proxy before tools/list).
+type Schema func(arg string) SchemaArg
 
 // Fill rewrites the arguments of a call of tool, for the specs' handles as
 // held by one session:
@@ -50,8 +56,10 @@ type Schema func(arg string) (has, known, number bool)
 //     Spec.RepairFrom), and typed as the
 //     handle's kind when it names a held number as a string;
 //   - a call that carries neither the argument nor a KeepIf argument gets
-//     the handle's Default, as its kind; when the Default was withdrawn the
-//     handle is Withheld.
+//     the handle's Default, as its kind, where leaving the argument out
+//     means nothing else (Spec.Injects: never where it is optional and the
+//     spec says InjectRequired); when the Default was withdrawn the handle
+//     is Withheld.
 func Fill(args, tool string, specs []Spec, h Holding, schema Schema) (Filled, error) {
 	f := Filled{Args: args}
 	if !strings.HasPrefix(strings.TrimSpace(args), "{") {
@@ -68,7 +76,7 @@ func Fill(args, tool string, specs []Spec, h Holding, schema Schema) (Filled, er
 	}
 	var has func(string) (bool, bool)
 	if schema != nil {
-		has = func(arg string) (bool, bool) { h, k, _ := schema(arg); return h, k }
+		has = func(arg string) (bool, bool) { return schema(arg).Has, true }
 	}
 	for i := range specs {
 		s := &specs[i]
@@ -76,19 +84,19 @@ func Fill(args, tool string, specs []Spec, h Holding, schema Schema) (Filled, er
 			continue
 		}
 		kind := s.Kind
-		if schema != nil && kind == KindString {
-			if _, known, number := schema(s.Arg); known && number {
-				kind = KindNumber // the server's schema says so
-			}
+		if schema != nil && kind == KindString && schema(s.Arg).Number {
+			kind = KindNumber // the server's schema says so
 		}
-		if err := f.fillOne(s, tool, kind, h[s.Name]); err != nil {
+		if err := f.fillOne(s, tool, kind, s.Injects(schema), h[s.Name]); err != nil {
 			return f, err
 		}
 	}
 	return f, nil
 }
 
-func (f *Filled) fillOne(s *Spec, tool string, kind Kind, l Live) error {
+// fillOne fills one handle the tool takes; inject says whether a call that
+// names none of its values gets the one held (Spec.Injects).
+func (f *Filled) fillOne(s *Spec, tool string, kind Kind, inject bool, l Live) error {
 	var carried gjson.Result
 	keep := ""
 	rawjson.Fields(f.Args, func(k, raw string) bool {
@@ -107,6 +115,11 @@ func (f *Filled) fillOne(s *Spec, tool string, kind Kind, l Live) error {
 		return f.named(s, kind, carried, l)
 	case keep != "":
 		f.Trace = append(f.Trace, fmt.Sprintf("%s carries %s: no %s injected", tool, keep, s.Name))
+		return nil
+	case !inject:
+		// Left out, an optional argument means what the server says (a
+		// whole-page screenshot): the call goes on as the model made it.
+		f.Trace = append(f.Trace, fmt.Sprintf("%s is optional in %s and left out: no %s injected", s.Arg, tool, s.Name))
 		return nil
 	case l.Default != "":
 		out, err := InjectValue(f.Args, s.Arg, l.Default, kind)

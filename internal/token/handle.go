@@ -113,6 +113,69 @@ type Spec struct {
 	// Repair says which held values a near miss is repaired to
 	// (nearmiss.go).
 	Repair Repair
+	// Inject says which calls that name no value get the one held.
+	Inject InjectWhen
+}
+
+// InjectWhen says where a call that names none of a handle's values gets the
+// one held. An optional argument's absence can mean something of its own
+// (a screenshot of the whole page rather than of an element, the first
+// page of a list): filling it in there changes what the call does.
+type InjectWhen uint8
+
+const (
+	// InjectAlways: every call of a tool that takes the handle. The flags'
+	// one handle (a session token that every tool of the server needs,
+	// whatever its schema says) and a file's "inject": "always".
+	InjectAlways InjectWhen = iota
+	// InjectRequired: only where leaving the argument out means nothing
+	// else: the tool's input schema lists it as required, or, where no
+	// schema is known (hooks; the proxy before tools/list), "to" names
+	// the tool. The default of a handles file.
+	InjectRequired
+	// InjectNever: a call gets only what it names (a stand-in resolved, a
+	// number named as a string typed, a near miss repaired): the value is
+	// the model's choice (a tab's position).
+	InjectNever
+)
+
+func (i InjectWhen) String() string {
+	return [...]string{"always", "required", "never"}[i]
+}
+
+// Injects reports whether a call of a tool that takes the handle, and
+// names none of its values, gets the one held; schema is what the tool's
+// input schema says (nil: not known).
+func (s *Spec) Injects(schema Schema) bool {
+	switch {
+	case s.Inject == InjectAlways:
+		return true
+	case s.Inject == InjectNever:
+		return false
+	case schema != nil:
+		return schema(s.Arg).Required
+	}
+	return s.Declared()
+}
+
+// ShowsStandIns reports whether the model may ever read one of the
+// handle's values as a stand-in (Holding.Hidden): never a number's, never
+// with StandInsNone, and never where Pattern bounds every value under the
+// length from which one is hidden (a 6-character index).
+func (s *Spec) ShowsStandIns() bool {
+	if s.Kind == KindNumber || s.StandIns == StandInsNone {
+		return false
+	}
+	shortest := LongValue
+	if s.StandIns == StandInsAll {
+		shortest = MinStandIn
+	}
+	if s.Pattern != nil {
+		if n, ok := maxLen(s.Pattern); ok && n < shortest {
+			return false
+		}
+	}
+	return true
 }
 
 // StandIns says which of a handle's values the model reads as stand-ins

@@ -172,13 +172,14 @@ func TestFillNearMissAndSchema(t *testing.T) {
 		t.Fatal("a value far from every held one was changed")
 	}
 	// The proxy's schema: a tool without the argument gets nothing; one
-	// whose schema says number gets a number.
-	noArg := func(string) (bool, bool, bool) { return false, true, false }
+	// whose schema says number gets a number (the flags' handle: even
+	// where the schema calls it optional).
+	noArg := func(string) SchemaArg { return SchemaArg{} }
 	if f, _ := Fill(`{}`, "list_workflows", specs, h, noArg); f.Changed {
 		t.Fatal("a tool whose schema lacks the argument got it")
 	}
 	num := Holding{"session_token": {Values: Held{"42"}, Default: "42"}}
-	isNum := func(string) (bool, bool, bool) { return true, true, true }
+	isNum := func(string) SchemaArg { return SchemaArg{Has: true, Number: true} }
 	if f, _ := Fill(`{}`, "x", specs, num, isNum); gjson.Get(f.Args, "session_token").Raw != "42" {
 		t.Fatalf("schema number = %s", f.Args)
 	}

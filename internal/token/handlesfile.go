@@ -75,7 +75,7 @@ func parseSpec(h gjson.Result, at string) (Spec, error) {
 		return s, err
 	}
 	at = fmt.Sprintf("%s (%q)", at, s.Name)
-	if err := onlyKeys(h, at, "name", "arg", "type", "lifetime", "from", "starts", "to", "skip", "keep_if", "pattern", "min_length", "stand_ins", "repair", "description"); err != nil {
+	if err := onlyKeys(h, at, "name", "arg", "type", "lifetime", "from", "starts", "to", "skip", "keep_if", "pattern", "min_length", "stand_ins", "repair", "inject", "description"); err != nil {
 		return Spec{}, err
 	}
 	if s.Arg, err = str(h, at, "arg", false); err != nil {
@@ -142,8 +142,8 @@ func parseRepair(h gjson.Result, at string) (Repair, error) {
 	return 0, fmt.Errorf("%s.repair: want true or false", at)
 }
 
-// parseChoices reads a handle's type, lifetime and stand_ins, each one
-// of a few words.
+// parseChoices reads a handle's type, lifetime, stand_ins and inject,
+// each one of a few words.
 func parseChoices(h gjson.Result, at string, s *Spec) error {
 	kind, err := choice(h, at, "type", "string", "number")
 	if err != nil {
@@ -157,8 +157,13 @@ func parseChoices(h gjson.Result, at string, s *Spec) error {
 	if err != nil {
 		return err
 	}
+	inject, err := choice(h, at, "inject", "required", "always", "never")
+	if err != nil {
+		return err
+	}
 	s.Kind, s.Lifetime, s.StandIns = [...]Kind{KindString, KindNumber}[kind], [...]Lifetime{Rotates, Stable}[life],
 		[...]StandIns{StandInsLong, StandInsAll, StandInsNone}[standIns]
+	s.Inject = [...]InjectWhen{InjectRequired, InjectAlways, InjectNever}[inject]
 	return nil
 }
 

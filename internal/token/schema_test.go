@@ -52,6 +52,9 @@ func TestHandlesSchema(t *testing.T) {
 	for _, good := range []string{
 		`{"handles":[{"name":"i","from":{"meta":"i"},"repair":true}]}`,
 		`{"handles":[{"name":"i","from":{"meta":"i"},"repair":false}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":"always"}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":"required"}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":"never"}]}`,
 	} {
 		if err := validate([]byte(good)); err != nil {
 			t.Errorf("the schema refuses %s: %v", good, err)
@@ -70,6 +73,8 @@ func TestHandlesSchema(t *testing.T) {
 		`{"handles":[{"name":"i","from":{"meta":"i"},"to":{}}]}`,
 		`{"handles":[{"name":"i","from":{"meta":"i"},"min_length":0}]}`,
 		`{"handles":[{"name":"i","from":{"meta":"i"},"repair":"yes"}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":"optional"}]}`,
+		`{"handles":[{"name":"i","from":{"meta":"i"},"inject":true}]}`,
 	} {
 		if validate([]byte(bad)) == nil {
 			t.Errorf("the schema takes %s", bad)
