@@ -246,7 +246,21 @@ func npmInstall(prefix string, pkgs ...string) error {
 // complete cache was taken for a broken one and reinstalled, which fails
 // without the registry (the tests start every client anyway).
 func checkVersions(prefix string) error {
+	if err := checkPackageVersions(prefix, clientPackages); err != nil {
+		return err
+	}
 	for _, pkg := range clientPackages {
+		if _, err := os.Stat(clientBinIn(prefix, pkg[:strings.LastIndex(pkg, "@")])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPackageVersions: each name@version of pkgs is installed under prefix
+// at that version, by its package.json.
+func checkPackageVersions(prefix string, pkgs []string) error {
+	for _, pkg := range pkgs {
 		i := strings.LastIndex(pkg, "@")
 		name, want := pkg[:i], pkg[i+1:]
 		path := filepath.Join(prefix, "node_modules", filepath.FromSlash(name), "package.json")
@@ -257,9 +271,6 @@ func checkVersions(prefix string) error {
 		var meta struct{ Version string }
 		if err := json.Unmarshal(b, &meta); err != nil || meta.Version != want {
 			return fmt.Errorf("%s: version %q, want %s (err %v)", path, meta.Version, want, err)
-		}
-		if _, err := os.Stat(clientBinIn(prefix, name)); err != nil {
-			return err
 		}
 	}
 	return nil

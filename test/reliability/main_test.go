@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -149,8 +150,22 @@ func runErr(stdin []byte, o runOpts, args ...string) (result, error) {
 	cmd.WaitDelay = 3 * time.Second
 	cmd.Env = cleanEnv(o.env)
 	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	// Output goes to files, not pipes. A pipe's write end is also held by
+	// every child the test forks meanwhile, until that child execs (tests
+	// start many at once), so its end of file may come well after the
+	// run exits: on an overloaded machine a run that exited 0 failed with
+	// "WaitDelay expired before I/O complete". A file needs no end of file.
+	out, err := outputFile()
+	if err != nil {
+		return result{}, err
+	}
+	defer out.Close()
+	errb, err := outputFile()
+	if err != nil {
+		return result{}, err
+	}
+	defer errb.Close()
+	cmd.Stdout, cmd.Stderr = out, errb
 	if o.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: o.cred}
 	}
@@ -161,8 +176,8 @@ func runErr(stdin []byte, o runOpts, args ...string) (result, error) {
 	if o.started != nil {
 		o.started(cmd.Process)
 	}
-	err := cmd.Wait()
-	r := result{args: args, stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	err = cmd.Wait()
+	r := result{args: args, stdout: readAll(out), stderr: readAll(errb), took: time.Since(start)}
 	if ctx.Err() != nil {
 		return r, fmt.Errorf("still running after %v (hung); stderr after SIGQUIT:\n%s", o.timeout, r.stderr)
 	}
@@ -178,6 +193,23 @@ func runErr(stdin []byte, o runOpts, args ...string) (result, error) {
 		return r, err
 	}
 	return r, nil
+}
+
+// outputFile is an unnamed file for a run's output: created and removed
+// at once, so nothing is left behind.
+func outputFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "interceptor-rel-out-")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	return f, nil
+}
+
+// readAll reads what a run wrote to f.
+func readAll(f *os.File) string {
+	b, _ := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	return string(b)
 }
 
 func cleanEnv(extra []string) []string {
