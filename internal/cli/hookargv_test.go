@@ -274,3 +274,55 @@ func sameOutcome(t *testing.T, cerr error, chelp bool, lerr error) bool {
 	}
 	return false
 }
+
+// TestHookBinaryMatchesCLI runs the same hooks (capture, then inject,
+// capture --redact, approve, deliver and clear) on the recorded events of
+// several clients through interceptor's Main and interceptor-hook's, each
+// with a state dir of its own, and compares what each printed and its
+// exit code.
+func TestHookBinaryMatchesCLI(t *testing.T) {
+	clients := []struct{ name, pre, post string }{
+		{"droid", "droid.PreToolUse.next_step.json", "droid.PostToolUse.start_session.json"},
+		{"claude-code", "claude-code.PreToolUse.text.json", "claude-code.PostToolUse.text.json"},
+		{"codex", "codex.PreToolUse.structured.json", "codex.PostToolUse.structured.json"},
+		{"gemini", "gemini.BeforeTool.text.json", "gemini.AfterTool.text.json"},
+		{"opencode", "opencode.tool.execute.before.text.json", "opencode.tool.execute.after.text.json"},
+	}
+	clearInterceptorEnv(t)
+	injected := false
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			pre, post := fixtureFile(t, c.pre), fixtureFile(t, c.post)
+			cliDir, hookDir := filepath.Join(t.TempDir(), "state"), filepath.Join(t.TempDir(), "state")
+			steps := []struct {
+				in   []byte
+				args []string
+			}{
+				{pre, []string{"inject", "--server", "wf"}},
+				{post, []string{"capture", "--server", "wf"}},
+				{pre, []string{"inject", "--server", "wf"}},
+				{post, []string{"capture", "--server", "wf", "--redact"}},
+				{pre, []string{"approve", "--timeout", "1ms", "--deny", ".*"}},
+				{pre, []string{"deliver"}},
+				{post, []string{"clear"}},
+				{pre, []string{"inject", "--server", "wf"}},
+				{pre, []string{"inject"}},
+				{pre, []string{"inject", "--server", "wf", "--nope"}},
+			}
+			for _, s := range steps {
+				var cout, cerr, hout, herr bytes.Buffer
+				ccode := run(append(s.args, "--state-dir", cliDir), &IO{In: bytes.NewReader(s.in), Out: &cout, Err: &cerr})
+				hcode := hookrun.Main(append(s.args, "--state-dir", hookDir), &IO{In: bytes.NewReader(s.in), Out: &hout, Err: &herr})
+				herrs := strings.ReplaceAll(herr.String(), hookDir, cliDir)
+				if ccode != hcode || cout.String() != hout.String() || cerr.String() != herrs {
+					t.Fatalf("%q:\ninterceptor      exit %d, stdout %q, stderr %q\ninterceptor-hook exit %d, stdout %q, stderr %q",
+						s.args, ccode, cout.String(), cerr.String(), hcode, hout.String(), herrs)
+				}
+				injected = injected || (s.args[0] == "inject" && cout.Len() > 0)
+			}
+		})
+	}
+	if !injected {
+		t.Fatal("no inject printed a reply: the hooks compared did no work")
+	}
+}
