@@ -140,9 +140,21 @@ func parseFlags(args []string) (*config, error) {
 // bins are the programs under test, built as releases are built.
 type bins struct {
 	interceptor, floorRead, floorAtomic, floorWake, spawn string
-	goVersion                                             string
-	node, nodeVersion, nodeScript                         string
+	// hook is the binary install writes into the hooks: interceptor-hook
+	// when it sits beside interceptor (a release, this tree), else
+	// interceptor itself (an older -interceptor build). The hook rows,
+	// the targets, sizes, init trace and concurrency measure it.
+	hook                          string
+	goVersion                     string
+	node, nodeVersion, nodeScript string
 }
+
+// hookName is the hook binary's name, as the rows name it.
+func (b *bins) hookName() string { return filepath.Base(b.hook) }
+
+// separateHook says the hooks run a binary of their own, which the
+// typical table then compares with interceptor's own hook commands.
+func (b *bins) separateHook() bool { return b.hook != b.interceptor }
 
 func run(cfg *config) error {
 	began := time.Now()
@@ -261,12 +273,14 @@ func build(root string, cfg *config) (*bins, error) {
 		floorWake:   filepath.Join(cfg.workDir, "bin", "floor-wake"),
 		spawn:       filepath.Join(cfg.workDir, "bin", "spawn"),
 	}
+	b.hook = filepath.Join(cfg.workDir, "bin", "interceptor-hook")
 	pkgs := map[string]string{
-		"./cmd/interceptor":     b.interceptor,
-		"./bench/floors/read":   b.floorRead,
-		"./bench/floors/atomic": b.floorAtomic,
-		"./bench/floors/wake":   b.floorWake,
-		"./bench/spawn":         b.spawn,
+		"./cmd/interceptor":      b.interceptor,
+		"./cmd/interceptor-hook": b.hook,
+		"./bench/floors/read":    b.floorRead,
+		"./bench/floors/atomic":  b.floorAtomic,
+		"./bench/floors/wake":    b.floorWake,
+		"./bench/spawn":          b.spawn,
 	}
 	if cfg.binary != "" {
 		abs, err := filepath.Abs(cfg.binary)
@@ -275,6 +289,12 @@ func build(root string, cfg *config) (*bins, error) {
 		}
 		b.interceptor = abs
 		delete(pkgs, "./cmd/interceptor")
+		delete(pkgs, "./cmd/interceptor-hook")
+		// As install does: the hook binary beside it, else itself.
+		b.hook = filepath.Join(filepath.Dir(abs), "interceptor-hook")
+		if fi, err := os.Stat(b.hook); err != nil || fi.IsDir() {
+			b.hook = abs
+		}
 	}
 	for pkg, out := range pkgs {
 		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)

@@ -79,6 +79,13 @@ func benchTypical(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*row, e
 		return nil, err
 	}
 	rows = append(append(rows, injects...), captures...)
+	if b.separateHook() {
+		cli, err := cliRows(cfg, b, injState, floorRead, floorAtomic, claudePre, claudePost)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, cli...)
+	}
 	if b.node != "" && claudeInject != nil {
 		rows = append(rows,
 			&row{kind: "node", floor: claudeInject, note: "bench/node/inject.js, same work", c: &candidate{
@@ -128,7 +135,41 @@ func typicalFloors(cfg *config, b *bins, claudePre, claudePost fixture) ([]*row,
 			}
 			return nil
 		}}}
-	return []*row{floorRead, floorAtomic, durable, startup}, nil
+	rows := []*row{floorRead, floorAtomic, durable, startup}
+	if b.separateHook() {
+		// The hook binary's start-up alone: it prints its usage.
+		rows = append(rows, &row{kind: "context", note: "start-up only, no hook work", c: &candidate{
+			name: b.hookName() + " --help", input: "(ignores stdin)", argv: []string{b.hook, "--help"}, stdin: claudePre.data,
+			check: func(out []byte) error {
+				if !bytes.HasPrefix(out, []byte("interceptor-hook ")) {
+					return fmt.Errorf("printed %q", firstLine(string(out)))
+				}
+				return nil
+			}}})
+	}
+	return rows, nil
+}
+
+// cliRows are interceptor's own inject and capture (the cobra commands,
+// which hooks installed before interceptor-hook run) on the Claude Code
+// fixtures, beside the hook binary's rows: what the lean binary saves.
+func cliRows(cfg *config, b *bins, injState string, floorRead, floorAtomic *row, claudePre, claudePost fixture) ([]*row, error) {
+	dir, err := stateDir(cfg, "typical-capture-cli")
+	if err != nil {
+		return nil, err
+	}
+	note := "result carries no token: nothing stored"
+	if wantToken(claudePost) != "" {
+		note = "stores the token"
+	}
+	return []*row{
+		{kind: "cli", floor: floorRead, note: "the same hook in interceptor (cobra, the whole CLI)", c: &candidate{
+			name: "interceptor inject", input: claudePre.label, stdin: claudePre.data, check: injectCheck(seedTok(claudePre)),
+			argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", injState}}},
+		{kind: "cli", floor: floorAtomic, note: note + "; the same hook in interceptor", c: &candidate{
+			name: "interceptor capture", input: claudePost.label, stdin: claudePost.data, check: noOutput,
+			argv: []string{b.interceptor, "capture", "--server", "wf", "--state-dir", dir}}},
+	}, nil
 }
 
 // injectRows are inject on every pre-tool fixture, a token held for each
@@ -162,8 +203,8 @@ func injectRows(cfg *config, b *bins, fx []fixture, injState string, floorRead *
 			check, note = noOutput, "start_session: no reply"
 		}
 		r := &row{kind: "inject", floor: floorRead, note: note, c: &candidate{
-			name: "interceptor inject", input: f.label, stdin: f.data, check: check,
-			argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", dir}}}
+			name: b.hookName() + " inject", input: f.label, stdin: f.data, check: check,
+			argv: []string{b.hook, "inject", "--server", "wf", "--state-dir", dir}}}
 		if f.file == claudePre.file {
 			claudeInject = r
 		}
@@ -190,8 +231,8 @@ func captureRows(cfg *config, b *bins, fx []fixture, floorAtomic *row) ([]*row, 
 			note = "stores the token"
 		}
 		r := &row{kind: "capture", floor: floorAtomic, note: note, c: &candidate{
-			name: "interceptor capture", input: f.label, stdin: f.data, check: noOutput,
-			argv: []string{b.interceptor, "capture", "--server", "wf", "--state-dir", dir}}}
+			name: b.hookName() + " capture", input: f.label, stdin: f.data, check: noOutput,
+			argv: []string{b.hook, "capture", "--server", "wf", "--state-dir", dir}}}
 		rows = append(rows, r)
 		if _, _, err := runOnce(r.c); err != nil {
 			return nil, err
@@ -254,11 +295,11 @@ func benchSizes(cfg *config, b *bins, fx []fixture, rng *rand.Rand) ([]*sizeRow,
 		l := sizeLabel(size)
 		sr := &sizeRow{size: size, injectLen: len(in), captureLen: len(res)}
 		sr.floorRead = &row{kind: "floor", c: &candidate{name: "floor: read stdin", input: l + " tool input", argv: []string{b.floorRead}, stdin: in, check: noOutput}}
-		sr.inject = &row{kind: "inject", floor: sr.floorRead, c: &candidate{name: "interceptor inject", input: l + " tool input", stdin: in,
-			check: injectCheck(seedTok(pre)), argv: []string{b.interceptor, "inject", "--server", "wf", "--state-dir", injState}}}
+		sr.inject = &row{kind: "inject", floor: sr.floorRead, c: &candidate{name: b.hookName() + " inject", input: l + " tool input", stdin: in,
+			check: injectCheck(seedTok(pre)), argv: []string{b.hook, "inject", "--server", "wf", "--state-dir", injState}}}
 		sr.floorAtomic = &row{kind: "floor", c: &candidate{name: "floor: atomic replace", input: l + " tool result", argv: []string{b.floorAtomic, floorDir}, stdin: res, check: noOutput}}
-		sr.capture = &row{kind: "capture", floor: sr.floorAtomic, c: &candidate{name: "interceptor capture", input: l + " tool result", stdin: res,
-			check: noOutput, argv: []string{b.interceptor, "capture", "--server", "wf", "--state-dir", capDir}}}
+		sr.capture = &row{kind: "capture", floor: sr.floorAtomic, c: &candidate{name: b.hookName() + " capture", input: l + " tool result", stdin: res,
+			check: noOutput, argv: []string{b.hook, "capture", "--server", "wf", "--state-dir", capDir}}}
 		if _, _, err := runOnce(sr.capture.c); err != nil {
 			return nil, err
 		}
@@ -362,7 +403,7 @@ func benchInitTrace(cfg *config, b *bins, fx []fixture) (*initTrace, error) {
 		return pkgs, total, medianF(lastAt), nil
 	}
 	t := &initTrace{runs: cfg.traceRuns}
-	if t.pkgs, t.totalMS, t.lastAtMS, err = collect([]string{b.interceptor, "inject", "--server", "wf", "--state-dir", dir}); err != nil {
+	if t.pkgs, t.totalMS, t.lastAtMS, err = collect([]string{b.hook, "inject", "--server", "wf", "--state-dir", dir}); err != nil {
 		return nil, err
 	}
 	if t.floor, t.floorMS, t.floorAt, err = collect([]string{b.floorRead}); err != nil {
@@ -436,8 +477,8 @@ func benchConcurrency(cfg *config, b *bins, fx []fixture) (*concResult, error) {
 			res.examples[kind] = example
 		}
 	}
-	injectArgv := []string{b.interceptor, "inject", "--server", "wf", "--state-dir", dir}
-	captureArgv := []string{b.interceptor, "capture", "--server", "wf", "--state-dir", dir}
+	injectArgv := []string{b.hook, "inject", "--server", "wf", "--state-dir", dir}
+	captureArgv := []string{b.hook, "capture", "--server", "wf", "--state-dir", dir}
 	start := time.Now()
 	deadline := start.Add(cfg.concTime)
 	var wg sync.WaitGroup

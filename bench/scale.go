@@ -192,12 +192,12 @@ func (res *scaleResult) approveRows(cfg *config, b *bins, pre fixture, floorRead
 	approve := func(dir string) []string {
 		// --timeout 1ms: queue the call, let it expire, deny. All of a
 		// gated call's own cost, without waiting for a person.
-		return []string{b.interceptor, "approve", "--client", claude.Name, "--timeout", "1ms", "--state-dir", dir}
+		return []string{b.hook, "approve", "--client", claude.Name, "--timeout", "1ms", "--state-dir", dir}
 	}
 	approve1 := &row{kind: "scale", floor: floorRead, note: "1 session stored", c: &candidate{
-		name: "interceptor approve", input: pre.label + ", 1 session", argv: approve(hook1), stdin: pre.data, check: denied}}
+		name: b.hookName() + " approve", input: pre.label + ", 1 session", argv: approve(hook1), stdin: pre.data, check: denied}}
 	approveN := &row{kind: "scale", floor: approve1, note: fmt.Sprintf("%d sessions stored", res.sizes.sessions+1), c: &candidate{
-		name: "interceptor approve", input: fmt.Sprintf("%s, %d sessions", pre.label, res.sizes.sessions+1), argv: approve(hookN), stdin: pre.data, check: denied}}
+		name: b.hookName() + " approve", input: fmt.Sprintf("%s, %d sessions", pre.label, res.sizes.sessions+1), argv: approve(hookN), stdin: pre.data, check: denied}}
 	return []*row{approve1, approveN}, nil
 }
 

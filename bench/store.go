@@ -66,7 +66,7 @@ func storeToken(what string, i int) string {
 // on stderr or fails is an error.
 func captureRun(b *bins, dir string, payload []byte, extra ...string) (time.Duration, []byte, error) {
 	argv := append([]string{"capture", "--server", "wf", "--state-dir", dir}, extra...)
-	cmd := exec.Command(b.interceptor, argv...)
+	cmd := exec.Command(b.hook, argv...)
 	cmd.Env = baseEnv
 	cmd.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer
@@ -273,7 +273,7 @@ func benchRedact(cfg *config, b *bins, res *storeResult) error {
 		return fmt.Errorf("the 1 MiB redact payload is not JSON")
 	}
 	cpu := func(extra ...string) (time.Duration, error) {
-		cmd := exec.Command(b.interceptor, append([]string{"capture", "--server", "wf", "--state-dir", dir}, extra...)...)
+		cmd := exec.Command(b.hook, append([]string{"capture", "--server", "wf", "--state-dir", dir}, extra...)...)
 		cmd.Env = baseEnv
 		cmd.Stdin = bytes.NewReader(payload)
 		var out, errb bytes.Buffer

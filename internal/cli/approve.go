@@ -54,9 +54,13 @@ call proceeds under the client's own rules. Always exits 0, never 2.`)
 		f.EnvErr = applyEnv(cmd.Flags())
 		return nil
 	}
-	cmd.RunE = func(*cobra.Command, []string) error { return hookrun.Approve(io, f) }
+	cmd.RunE = func(*cobra.Command, []string) error { return runApprove(io, f) }
 	return cmd
 }
+
+// runApprove runs approve on the harness; TestHookArgvMatchesCobra
+// replaces it to read what the flags parsed.
+var runApprove = hookrun.Approve
 
 // newInputCaveats is where new arguments do not reach the call, from the
 // clients' descriptions: " (…; …)", or "" when they reach it everywhere.

@@ -28,9 +28,13 @@ func (f *hookFlags) register(cmd *cobra.Command, takes carry.Commands) {
 // harness; its error is the hook's one stderr line (Main exits 0).
 func hookRunE(io *IO, f *hookFlags, hook func(*hookrun.IO, *hookrun.Flags) error) func(*cobra.Command, []string) error {
 	return func(*cobra.Command, []string) error {
-		return hook(io, &f.Flags)
+		return runHook(hook, io, &f.Flags)
 	}
 }
+
+// runHook runs a hook command on the harness; TestHookArgvMatchesCobra
+// replaces it to read what the flags parsed.
+var runHook = func(hook func(*hookrun.IO, *hookrun.Flags) error, io *IO, f *hookrun.Flags) error { return hook(io, f) }
 
 func hookCmd(use, short, long string) *cobra.Command {
 	return &cobra.Command{

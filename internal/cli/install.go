@@ -219,6 +219,7 @@ func runInstall(r *installRun) error {
 		}
 		o.Bin = bin
 	}
+	o.HookBin = install.HookBin(o.Bin)
 	if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
 		fails := "the hooks will fail"
 		if o.Proxy {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hookrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -55,39 +54,10 @@ func Main(args []string, f *Factory) int {
 	return 1
 }
 
-// envPrefix: the flags in envFlags also read INTERCEPTOR_<FLAG>, e.g.
-// --state-dir from INTERCEPTOR_STATE_DIR. A flag given on the command line
-// wins.
-const envPrefix = "INTERCEPTOR_"
-
-// envFlags are the only flags an environment variable may set: where state
-// and the debug log go, and the handle options users give a client's hooks
-// (an OpenCode shim, a hook command shared by clients) that carry.Table lets
-// the environment set. A variable is inherited by every process below the
-// shell that set it, child agents included, so none of them decides what is
-// approved, allowed or matched for approval, turns supervision off, reveals
-// a token or says where a token is sent: INTERCEPTOR_APPROVE=1 must not
-// become `children create --approve 1` (a regex that lets Bash run unasked),
-// nor INTERCEPTOR_MATCH an approve hook's --match. A variable that names any
-// other flag of the command being run is refused (applyEnv).
-var envFlags = envAllowed()
-
-func envAllowed() map[string]bool {
-	allowed := map[string]bool{
-		"state-dir": true,
-		"debug-log": true,
-		"chat":      true, // interceptor children tags a child's requests with it (children.ChatEnv)
-	}
-	// The handle options of inject, capture and clear (proxy takes them
-	// too; install writes them into the hooks it installs, and itself reads
-	// no variable).
-	for _, opt := range carry.Table {
-		if opt.Env {
-			allowed[opt.Name] = true
-		}
-	}
-	return allowed
-}
+// envFlags are the only flags an environment variable may set
+// (INTERCEPTOR_<FLAG>): hookrun.EnvFlags, whose comment says why these and
+// no others; interceptor-hook reads the same list.
+var envFlags = hookrun.EnvFlags
 
 // envFlagList is envFlags as --flag names, sorted, for help and errors.
 func envFlagList() string {
@@ -99,9 +69,7 @@ func envFlagList() string {
 	return strings.Join(names, ", ")
 }
 
-func envName(flag string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
+func envName(flag string) string { return hookrun.EnvName(flag) }
 
 // hookCommand marks commands that run as client hooks: they must never fail
 // the agent, so they always exit 0.
@@ -194,36 +162,16 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 }
 
 // applyEnv fills each flag of envFlags not given on the command line from
-// its environment variable. A non-empty variable naming another of the
-// command's flags, not given on the command line, is refused in one error:
-// it would have applied before, and ignoring it silently would run the
-// command other than its user expects.
+// its environment variable, and refuses a variable naming another of the
+// command's flags (hookrun.ApplyEnv, which interceptor-hook runs too).
 func applyEnv(flags *pflag.FlagSet) error {
-	var errs []error
-	var refused, names []string
+	var names []string
 	flags.VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "help" {
-			return
-		}
-		v, ok := os.LookupEnv(envName(f.Name))
-		if !ok {
-			return
-		}
-		if !envFlags[f.Name] {
-			if v != "" {
-				refused, names = append(refused, envName(f.Name)), append(names, "--"+f.Name)
-			}
-			return
-		}
-		if err := flags.Set(f.Name, v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %v", envName(f.Name), v, err))
+		if f.Name != "help" {
+			names = append(names, f.Name)
 		}
 	})
-	if len(refused) > 0 {
-		errs = append(errs, fmt.Errorf("refusing %s: the environment never sets %s (interceptor --help lists the flags it may set); give it on the command line, or unset the variable",
-			strings.Join(refused, ", "), strings.Join(names, ", ")))
-	}
-	return errors.Join(errs...)
+	return hookrun.ApplyEnv(names, flags.Changed, flags.Set, os.LookupEnv)
 }
 
 // run is Main with io and nothing else: the demo's steps and the tests.

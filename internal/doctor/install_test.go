@@ -11,8 +11,15 @@ import (
 
 // Doctor reads what install writes, for every client and scope, into a new
 // file and into a commented one (JSONC) where the client reads comments:
-// the token hooks, --approve's hook with its timeout, and --deliver's.
+// the token hooks, --approve's hook with its timeout, and --deliver's; with
+// interceptor-hook beside the binary (the hooks then run it) and without.
 func TestDoctorSeesWhatInstallWrote(t *testing.T) {
+	for _, withHook := range []bool{false, true} {
+		doctorSeesWhatInstallWrote(t, withHook)
+	}
+}
+
+func doctorSeesWhatInstallWrote(t *testing.T, withHook bool) {
 	for _, c := range hooks.Clients {
 		docs := []string{""}
 		if c.Syntax.Comments && (c.Layout == hooks.Grouped || c.Layout == hooks.Flat) {
@@ -20,7 +27,11 @@ func TestDoctorSeesWhatInstallWrote(t *testing.T) {
 		}
 		for _, scope := range []install.Scope{install.User, install.Project} {
 			for i, pre := range docs {
-				t.Run(c.Name+"/"+string(scope)+"/"+string(rune('a'+i)), func(t *testing.T) {
+				name := c.Name + "/" + string(scope) + "/" + string(rune('a'+i))
+				if withHook {
+					name += "/" + install.HookBinName
+				}
+				t.Run(name, func(t *testing.T) {
 					check := func(o install.Options, level, want string) {
 						t.Helper()
 						env := testEnv(t)
@@ -33,11 +44,25 @@ func TestDoctorSeesWhatInstallWrote(t *testing.T) {
 						}
 						o.Bin = filepath.Join(env.Home, "bin", "interceptor")
 						mustWrite(t, o.Bin, "#!/bin/sh\n", 0o755)
+						runs := o.Bin
+						if withHook {
+							runs = filepath.Join(env.Home, "bin", install.HookBinName)
+							mustWrite(t, runs, "#!/bin/sh\n", 0o755)
+							o.HookBin = install.HookBin(o.Bin)
+						}
 						// Trusted as the user would; --trust does not know the
 						// trust hash of Codex's turn-start hook (codexHookHash).
 						o.Trust = c.TrustStep != "" && !o.Deliver
 						mustInstall(t, env, o)
 						rep := Run(env, filepath.Join(env.Home, "state"), time.Now())
+						if len(hooksOf(rep, c.Name)) == 0 {
+							t.Fatal("doctor found no hook")
+						}
+						for _, hr := range hooksOf(rep, c.Name) {
+							if hr.Bin != runs || !hr.BinOK {
+								t.Fatalf("a hook runs %s (ok: %v), want %s", hr.Bin, hr.BinOK, runs)
+							}
+						}
 						if !hasFinding(rep, c.Name, level, want) {
 							t.Fatalf("no %s %q: %+v", level, want, findingsOf(rep, c.Name))
 						}
@@ -98,4 +123,17 @@ func TestDoctorClineScripts(t *testing.T) {
 	if !hasFinding(rep, "cline", Info, "is a hook of your own") {
 		t.Errorf("doctor: %+v", findingsOf(rep, "cline"))
 	}
+}
+
+// hooksOf are the hooks doctor found for client.
+func hooksOf(rep Report, client string) []HookReport {
+	var out []HookReport
+	for _, cr := range rep.Clients {
+		if cr.Client == client {
+			for _, conf := range cr.Configs {
+				out = append(out, conf.Hooks...)
+			}
+		}
+	}
+	return out
 }

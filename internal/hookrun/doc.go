@@ -17,7 +17,9 @@
 //     and the handle options' reading (--arg, --handles and the rest).
 //   - deliver.go: deliver's work on internal/humantools.
 //   - approve.go: approve on approvals.Gate.
-//   - main.go and argv.go: interceptor-hook's main, which parses the hook
-//     commands' flags without cobra (argv.go, until the handle options'
-//     table of internal/carry gives them).
+//   - main.go and argv.go: interceptor-hook's main, which reads the hook
+//     commands' flags without cobra: the handle options from carry.Table,
+//     the environment by env.go's rules.
+//   - env.go: which flags INTERCEPTOR_<FLAG> may set, and how (EnvFlags,
+//     ApplyEnv), for internal/cli's root and interceptor-hook alike.
 package hookrun

@@ -209,10 +209,12 @@ func (h HookCommand) serves(server string) bool {
 // install writes (approveArgv) for this binary and client: bin approve
 // --client C, then only --match, --timeout and --state-dir, in that order.
 // An approve hook written by hand (other flags, another order or binary) is
-// the user's, and install leaves it alone.
+// the user's, and install leaves it alone. interceptor and interceptor-hook
+// side by side are one binary here (HookBin): a reinstall that moves the
+// hooks to interceptor-hook still knows the approve hook it wrote.
 func (h HookCommand) installsApprove(bin, client string) bool {
 	a := h.Argv
-	if len(a) < 4 || a[0] != bin || a[1] != "approve" || a[2] != "--client" || a[3] != client {
+	if len(a) < 4 || !sameInstall(a[0], bin) || a[1] != "approve" || a[2] != "--client" || a[3] != client {
 		return false
 	}
 	a = a[4:]
@@ -249,7 +251,7 @@ type ApproveOptions struct {
 // approveArgv is the approve hook's command line. match is what --match
 // gets ("" = none: the client's matcher already picks the server's tools).
 func approveArgv(o Options, client, match string) []string {
-	argv := []string{o.Bin, "approve", "--client", client}
+	argv := []string{o.hookBin(), "approve", "--client", client}
 	if o.Approve.Match != "" {
 		match = o.Approve.Match
 	}

@@ -338,7 +338,7 @@ func jsonUnmerge(path string, doc []byte, server, newDoc string, created bool, c
 
 // commandFor builds one hook command line.
 func commandFor(o Options, client, sub string, extra []string) string {
-	return shellJoin(hookArgv(o.Bin, sub, client, o.Server, extra))
+	return shellJoin(hookArgv(o.hookBin(), sub, client, o.Server, extra))
 }
 
 // injectHook finds the server's inject hook, the anchor of its approve hook.

@@ -75,6 +75,7 @@ type Options struct {
 	Scope   Scope
 	Server  string
 	Bin     string // the interceptor binary, absolute
+	HookBin string // the binary the hooks run (HookBin(Bin)); "": Bin (the proxy entry runs Bin)
 	Hook    HookOptions
 	Approve ApproveOptions
 	DryRun  bool

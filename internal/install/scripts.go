@@ -100,7 +100,7 @@ func (c scripts) merge(path string, doc []byte, o Options) ([]byte, []string, er
 	if doc != nil {
 		old, ok := ReadScript(c.c, string(doc))
 		if !ok {
-			return nil, nil, fmt.Errorf("%s is your own %s hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, c.c.Display, shellJoin(c.argv(o.Bin, []string{o.Server}, o.Hook.args())))
+			return nil, nil, fmt.Errorf("%s is your own %s hook, not one interceptor wrote; it is left alone: move it away, or make it run %s", path, c.c.Display, shellJoin(c.argv(o.hookBin(), []string{o.Server}, o.Hook.args())))
 		}
 		servers = old.Servers
 		var options []string
@@ -121,7 +121,7 @@ func (c scripts) merge(path string, doc []byte, o Options) ([]byte, []string, er
 	for _, other := range otherScripts(c.c, []string{filepath.Dir(path)}, []string{path}, c.event) {
 		notes = append(notes, AlsoRuns(c.c, other, c.event))
 	}
-	return renderScript(c.c, c.event, c.argv(o.Bin, servers, given.args())), notes, nil
+	return renderScript(c.c, c.event, c.argv(o.hookBin(), servers, given.args())), notes, nil
 }
 
 func (c scripts) installed(doc []byte) bool {

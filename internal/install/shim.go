@@ -226,7 +226,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	if collide {
 		notes = append(notes, "the shim serves servers whose tool names collide under "+oc.c.Display+"; a call to one may get the other's token: install them in different scopes")
 	}
-	c := shimConfig{bin: o.Bin}
+	c := shimConfig{bin: o.hookBin()}
 	for _, s := range servers {
 		c.args = append(c.args, "--server", s)
 	}
@@ -272,7 +272,7 @@ func (oc shim) mergeDeliver(path string, doc []byte, o Options) ([]byte, []strin
 			}
 		}
 	}
-	c.bin = o.Bin
+	c.bin = o.hookBin()
 	servers, options := c.deliverServers(), stateDirArgs(o.Hook)
 	if old := optionArgs(c.deliverArgs); len(servers) > 0 && !slices.Contains(servers, o.Server) && !slices.Equal(old, options) {
 		notes = append(notes, fmt.Sprintf("the shim delivers for %s too; the state dir given now applies to every human tools server it serves", strings.Join(servers, ", ")))
