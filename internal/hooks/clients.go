@@ -31,6 +31,11 @@ type Client struct {
 	// The events install writes inject and capture under, and clear
 	// ("": none).
 	PreTool, PostTool, SessionEnd string
+	// PostToolFailure is the event a failed call's post-tool hook runs on
+	// instead of PostTool ("": the client has none, or sends failures to
+	// PostTool): install writes capture there too, so a start tool that
+	// fails retires the value held before.
+	PostToolFailure string
 
 	TimeoutUnit    time.Duration // of a hook's "timeout" field
 	TimeoutDefault time.Duration // when a hook sets none; 0: not documented

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unsafe"
 
@@ -42,6 +43,16 @@ func (p Phase) String() string {
 	}
 	return "other"
 }
+
+// ErrOtherClient means the payload came to this client's hook from another
+// client that runs it too: Cursor runs the hooks of Claude Code's settings
+// files beside its own, so with interceptor installed for both, the Claude
+// Code hook stands aside and Cursor's own hook handles the call. The hook
+// then does nothing and says nothing.
+var ErrOtherClient = errors.New("the payload is another client's, whose own hook handles it")
+
+// getenv is os.Getenv; tests replace it.
+var getenv = os.Getenv
 
 // ErrCannotRewrite means the client offers no way to make that change.
 var ErrCannotRewrite = errors.New("client cannot rewrite this")
