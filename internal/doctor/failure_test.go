@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ func TestClaudePostToolUseFailureCapture(t *testing.T) {
 	env := testEnv(t)
 	o := opts("claude-code", install.User)
 	o.Hook.Redact = true
+	o.Bin = filepath.Join(env.Home, "bin", "interceptor")
 	res := mustInstall(t, env, o)
 	path := res.Path
 	data, err := os.ReadFile(path)
@@ -26,13 +28,13 @@ func TestClaudePostToolUseFailureCapture(t *testing.T) {
 	}
 	doc := string(data)
 	cmd := gjson.Get(doc, "hooks.PostToolUseFailure.0.hooks.0.command").Str
-	if cmd != testBin+" capture --client claude-code --server wf" {
+	if cmd != o.Bin+" capture --client claude-code --server wf" {
 		t.Fatalf("PostToolUseFailure hook %q", cmd)
 	}
 	if m := gjson.Get(doc, "hooks.PostToolUseFailure.0.matcher").Str; m != gjson.Get(doc, "hooks.PostToolUse.0.matcher").Str || m == "" {
 		t.Errorf("matcher %q", m)
 	}
-	mustWrite(t, testBin, "#!/bin/sh\n", 0o755)
+	mustWrite(t, o.Bin, "#!/bin/sh\n", 0o755)
 	rep := Run(env, "", time.Now())
 	if hasFinding(rep, "claude-code", Warn, "capture hooks (in") || hasFinding(rep, "claude-code", Warn, "no PostToolUseFailure") {
 		t.Fatalf("findings: %+v", findingsOf(rep, "claude-code"))
