@@ -64,6 +64,9 @@ type Client struct {
 	// timeout or decision format is not verified, and an approve hook the
 	// client kills early runs the tool unapproved.
 	NoApprove bool
+	// NoApproveWhy is the client's own reason for NoApprove ("": the
+	// general one).
+	NoApproveWhy string
 	// Documented: known from the documentation only, never run.
 	Documented bool
 	// ApproveMatch is approve's default --match where the client's matcher
