@@ -221,6 +221,9 @@ func (d *clientCheck) shim(path, data string) []HookReport {
 	if !ok {
 		return reports
 	}
+	if d.c.Name == hooks.OpenCodeClient.Name {
+		doctorShimAPI(&d.cr, path, data)
+	}
 	if len(shim.ApproveArgs) > 0 {
 		doctorShellGate(&d.cr, d.c, approveMatches(shim.ApproveArgs, d.c.ShellTool))
 	}

@@ -41,3 +41,25 @@ func doctorShim(cr *ClientReport, path, doc string) []HookReport {
 	}
 	return []HookReport{h}
 }
+
+// doctorShimAPI fails a shim written for the other OpenCode plugin API than
+// the installed OpenCode's: OpenCode 2 refuses a V1 plugin, and 1.x finds
+// no V1 export in a V2 one; either way no handle is carried and nothing
+// looks wrong.
+func doctorShimAPI(cr *ClientReport, path, doc string) {
+	major, version := openCodeMajor()
+	if major == 0 {
+		cr.add(Info, "no opencode on PATH answered --version, so doctor cannot tell whether %s (plugin API v%d) is the one it loads", path, install.ShimAPI(doc))
+		return
+	}
+	want := 1
+	if major >= 2 {
+		want = 2
+	}
+	if got := install.ShimAPI(doc); got != want {
+		cr.add(Fail, "%s is the plugin for OpenCode's API v%d, but the opencode on PATH is %s (API v%d), which does not load it: no handle is carried; run: interceptor install opencode again", path, got, version, want)
+	}
+}
+
+// openCodeMajor is install.OpenCodeMajor; tests replace it.
+var openCodeMajor = install.OpenCodeMajor
