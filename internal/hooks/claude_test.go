@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -113,4 +114,24 @@ func fixtureFile(t *testing.T, name string) []byte {
 		return data
 	}
 	return fixture(t, name)
+}
+
+// Copilot CLI also runs the hooks of a repository's .claude/settings.json,
+// with its own snake_case payload and its own tool names (wf-next_step,
+// recorded from 1.0.102): the Claude Code hook never takes such a call for
+// wf's, so Copilot's own hook is the only one that injects.
+func TestCopilotRunsClaudeCodeHooks(t *testing.T) {
+	for _, name := range []string{"copilot.PreToolUse.json", "copilot.PostToolUse.json"} {
+		ev, err := Parse(fixture(t, name), ClaudeCode{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if tool, ok := ev.Client.Tool(ev, "wf"); ok {
+			t.Errorf("%s: the Claude Code hook took %s (%q) for wf's", name, ev.ToolName, tool)
+		}
+		// install's matcher for wf is ^<prefix>: it does not even run.
+		if p, _ := ClaudeCodeClient.ToolPrefix("wf"); strings.HasPrefix(ev.ToolName, p) {
+			t.Errorf("%s: Claude Code's matcher for wf (^%s) matches %q", name, p, ev.ToolName)
+		}
+	}
 }
