@@ -3,6 +3,7 @@ package doctor
 import (
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
 )
 
@@ -49,7 +50,7 @@ func doctorShim(cr *ClientReport, path, doc string) []HookReport {
 func doctorShimAPI(cr *ClientReport, path, doc string) {
 	major, version := openCodeMajor()
 	if major == 0 {
-		cr.add(Info, "no opencode on PATH answered --version, so doctor cannot tell whether %s (plugin API v%d) is the one it loads", path, install.ShimAPI(doc))
+		cr.add(Info, "no %s on PATH answered --version, so doctor cannot tell whether %s (plugin API v%d) is the one it loads", hooks.OpenCodeClient.Name, path, install.ShimAPI(doc))
 		return
 	}
 	want := 1
@@ -57,7 +58,8 @@ func doctorShimAPI(cr *ClientReport, path, doc string) {
 		want = 2
 	}
 	if got := install.ShimAPI(doc); got != want {
-		cr.add(Fail, "%s is the plugin for OpenCode's API v%d, but the opencode on PATH is %s (API v%d), which does not load it: no handle is carried; run: interceptor install opencode again", path, got, version, want)
+		oc := &hooks.OpenCodeClient
+		cr.add(Fail, "%s is the plugin for %s's API v%d, but the %s on PATH is %s (API v%d), which does not load it: no handle is carried; run: interceptor install %s again", path, oc.Display, got, oc.Name, version, want, oc.Name)
 	}
 }
 

@@ -39,10 +39,10 @@ func OpenCodeMajor() (major int, version string) {
 
 // openCodeMajor is a variable so tests never run a real OpenCode.
 var openCodeMajor = func() (int, string) {
-	if v := versionOf("opencode"); v != "" {
+	if v := versionOf(shimOf.Name); v != "" {
 		return majorOf(v), v
 	}
-	if v := versionOf("opencode2"); v != "" {
+	if v := versionOf(shimOf.Name + "2"); v != "" {
 		return 2, v
 	}
 	return 0, ""

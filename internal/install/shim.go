@@ -257,9 +257,10 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	}
 	if ShimAPI(out) == 2 {
 		_, v := openCodeMajor()
-		notes = append(notes, "OpenCode "+v+" is 2.x: wrote the V2 plugin (Plugin API v2), written from OpenCode 2's sources and not run against a real 2.x; "+
-			"set \"codemode\": false on the server in opencode.json (mcp.servers."+o.Server+"), or its calls reach plugins as one \"execute\" tool; "+
-			"if `opencode plugin list` does not show interceptor, add this file to \"plugins\" in opencode.json")
+		d, cfg := oc.c.Display, oc.c.Name+".json"
+		notes = append(notes, d+" "+v+" is 2.x: wrote the V2 plugin (Plugin API v2), written from "+d+" 2's sources and not run against a real 2.x; "+
+			"set \"codemode\": false on the server in "+cfg+" (mcp.servers."+o.Server+"), or its calls reach plugins as one \"execute\" tool; "+
+			"if `"+oc.c.Name+" plugin list` does not show interceptor, add this file to \"plugins\" in "+cfg)
 	}
 	return []byte(out), notes, nil
 }
@@ -269,7 +270,7 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 // and after that server's tools. The token servers' lines stay as they are.
 func (oc shim) mergeDeliver(path string, doc []byte, o Options) ([]byte, []string, error) {
 	if major, v := openCodeMajor(); major >= 2 && oc.c.Name == shimOf.Name {
-		return nil, nil, fmt.Errorf("--deliver is not supported for OpenCode %s yet: its V2 plugin API has no chat.message hook, and no other way to add to a turn's prompt was verified", v)
+		return nil, nil, fmt.Errorf("--deliver is not supported for %s %s yet: its V2 plugin API has no chat.message hook, and no other way to add to a turn's prompt was verified", oc.c.Display, v)
 	}
 	var notes []string
 	c := shimConfig{args: []string{}, captureArgs: []string{}, approveArgs: []string{}}
