@@ -8,3 +8,9 @@ import _ "embed"
 //
 //go:embed opencode/interceptor.ts
 var OpenCodeShim string
+
+// OpenCodeShimV2 is opencode/interceptor-v2.ts, the shim for OpenCode 2's
+// plugin API (install writes it when `opencode --version` says 2.x).
+//
+//go:embed opencode/interceptor-v2.ts
+var OpenCodeShimV2 string

@@ -221,6 +221,9 @@ func (d *clientCheck) shim(path, data string) []HookReport {
 	if !ok {
 		return reports
 	}
+	if d.c.Name == hooks.OpenCodeClient.Name {
+		doctorShimAPI(&d.cr, path, data)
+	}
 	if len(shim.ApproveArgs) > 0 {
 		doctorShellGate(&d.cr, d.c, approveMatches(shim.ApproveArgs, d.c.ShellTool))
 	}
@@ -291,7 +294,11 @@ func (d *clientCheck) server(s string, mine []ourHook, configured []string) {
 	}
 	doctorServer(cr, c, s, func() (kinds []string, paths []string) {
 		for _, m := range mine {
-			kinds = append(kinds, m.found.Command.Sub)
+			kind := m.found.Command.Sub
+			if kind == "capture" && c.PostToolFailure != "" && m.found.Event == c.PostToolFailure {
+				kind = failureCapture
+			}
+			kinds = append(kinds, kind)
 			if !slices.Contains(paths, m.path) {
 				paths = append(paths, m.path)
 			}
@@ -356,6 +363,10 @@ func binOK(bin string) bool {
 	return runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0
 }
 
+// failureCapture is the kind doctorServer counts a capture hook on the
+// client's PostToolFailure event as, apart from the PostTool one.
+const failureCapture = "capture on failure"
+
 // doctorServer checks that a server has every hook its client needs.
 func doctorServer(cr *ClientReport, c *hooks.Client, server string, installed func() ([]string, []string)) {
 	kinds, paths := installed()
@@ -385,7 +396,10 @@ func doctorServer(cr *ClientReport, c *hooks.Client, server string, installed fu
 	default:
 		cr.add(Warn, "server %q: no %s clear hook: ended sessions keep their tokens until 'interceptor gc'", server, c.SessionEnd)
 	}
-	for _, k := range want {
+	if c.PostToolFailure != "" && len(missing) == 0 && counts[failureCapture] == 0 {
+		cr.add(Warn, "server %q: no %s capture hook: a start tool that fails leaves the value held before in use; run: interceptor install %s --server %s", server, c.PostToolFailure, c.Name, server)
+	}
+	for _, k := range append(want, failureCapture) {
 		if counts[k] > 1 {
 			cr.add(Warn, "server %q: %d %s hooks (in %s); they all run on every call", server, counts[k], k, strings.Join(paths, ", "))
 		}

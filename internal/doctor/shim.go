@@ -3,6 +3,7 @@ package doctor
 import (
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
 )
 
@@ -41,3 +42,26 @@ func doctorShim(cr *ClientReport, path, doc string) []HookReport {
 	}
 	return []HookReport{h}
 }
+
+// doctorShimAPI fails a shim written for the other OpenCode plugin API than
+// the installed OpenCode's: OpenCode 2 refuses a V1 plugin, and 1.x finds
+// no V1 export in a V2 one; either way no handle is carried and nothing
+// looks wrong.
+func doctorShimAPI(cr *ClientReport, path, doc string) {
+	major, version := openCodeMajor()
+	if major == 0 {
+		cr.add(Info, "no %s on PATH answered --version, so doctor cannot tell whether %s (plugin API v%d) is the one it loads", hooks.OpenCodeClient.Name, path, install.ShimAPI(doc))
+		return
+	}
+	want := 1
+	if major >= 2 {
+		want = 2
+	}
+	if got := install.ShimAPI(doc); got != want {
+		oc := &hooks.OpenCodeClient
+		cr.add(Fail, "%s is the plugin for %s's API v%d, but the %s on PATH is %s (API v%d), which does not load it: no handle is carried; run: interceptor install %s again", path, oc.Display, got, oc.Name, version, want, oc.Name)
+	}
+}
+
+// openCodeMajor is install.OpenCodeMajor; tests replace it.
+var openCodeMajor = install.OpenCodeMajor

@@ -2,6 +2,7 @@ package hookrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,6 +112,9 @@ func (r *run) open() (err error) {
 	}()
 	out, err := r.openRun()
 	r.trace(out, err)
+	if errors.Is(err, hooks.ErrOtherClient) {
+		return nil // another client's call, which its own hook handles
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -165,6 +169,10 @@ func (r *run) closed() (err error) {
 		return r.denyUnread(client, fmt.Errorf("reading stdin: %w", err))
 	}
 	ev, err := hooks.Parse(payload, client)
+	if errors.Is(err, hooks.ErrOtherClient) {
+		r.trace(lifecycle.Outcome{}, err)
+		return nil // another client's call, which its own hook handles
+	}
 	if err != nil {
 		return r.denyUnread(client, err)
 	}

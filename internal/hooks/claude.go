@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"strings"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/carry"
@@ -22,7 +23,8 @@ var ClaudeCodeClient = Client{
 	// Claude Code sets it for its hooks.
 	ProjectEnv: "CLAUDE_PROJECT_DIR",
 	Layout:     Grouped, PreTool: "PreToolUse", PostTool: "PostToolUse", SessionEnd: "SessionEnd",
-	TimeoutUnit: time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
+	PostToolFailure: "PostToolUseFailure",
+	TimeoutUnit:     time.Second, TimeoutDefault: 60 * time.Second, Timeout: 10,
 	RewritesResult: true, RacesInput: true,
 	Skeleton: "{}\n",
 	Syntax:   Syntax{Rejected: "it silently ignores the whole file"},
@@ -81,7 +83,7 @@ func (ClaudeCode) Name() string { return "claude-code" }
 
 func (ClaudeCode) detect(p fields) bool {
 	switch p.get("hook_event_name").Str {
-	case "PreToolUse", "PostToolUse", "SessionEnd", "SessionStart", "Stop", "SubagentStop",
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionEnd", "SessionStart", "Stop", "SubagentStop",
 		"UserPromptSubmit", "Notification", "PreCompact", "PermissionRequest":
 		return p.get("session_id").Exists()
 	}
@@ -89,21 +91,50 @@ func (ClaudeCode) detect(p fields) bool {
 }
 
 // claudePhases maps Claude Code's hook event names to phases.
-var claudePhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool, "SessionEnd": PhaseSessionEnd}
+// PostToolUseFailure (2.1.330: {tool_name, tool_input, tool_use_id, error,
+// is_interrupt?, duration_ms?, mcp_server?}, no tool_response) is a
+// post-tool event whose result holds nothing: the error text echoes the
+// call's arguments (a stale handle among them), so no value is ever taken
+// from it, and a start tool that failed retires the value held before.
+var claudePhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool,
+	"PostToolUseFailure": PhasePostTool, "SessionEnd": PhaseSessionEnd}
 
 func (ClaudeCode) parse(p fields) (*Event, error) {
-	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result { return carry.ReadResult(p.get("tool_response")) })
+	if p.get("cursor_version").Exists() || getenv("CURSOR_VERSION") != "" && getenv("CLAUDECODE") == "" {
+		return nil, ErrOtherClient
+	}
+	return namedEvent(p, "session_id", claudePhases, func(p fields) token.Result {
+		if p.get("hook_event_name").Str == "PostToolUseFailure" {
+			return token.Result{}
+		}
+		return carry.ReadResult(p.get("tool_response"))
+	})
 }
 
 // Tool trusts mcp_server.name when Claude Code sends it: it is the server's
 // configured name, exact, while the tool name only carries a sanitized one.
+// When the two disagree (the name spelled another way than names.go
+// knows), mcp_server decides the server and the tool is what follows the
+// server's part of the name.
 func (ClaudeCode) Tool(ev *Event, server string) (string, bool) {
-	if name := ev.fields.get("mcp_server.name"); name.Type == gjson.String {
-		if name.Str != server {
-			return "", false
-		}
+	name := ev.fields.get("mcp_server.name")
+	if name.Type != gjson.String {
+		return ev.matchTool(server)
 	}
-	return ev.matchTool(server)
+	if name.Str != server {
+		return "", false
+	}
+	if tool, ok := ev.matchTool(server); ok {
+		return tool, true
+	}
+	rest, ok := strings.CutPrefix(ev.ToolName, "mcp__")
+	if !ok {
+		return "", false
+	}
+	if _, tool, ok := strings.Cut(rest, "__"); ok && tool != "" {
+		return tool, true
+	}
+	return "", false
 }
 
 func (ClaudeCode) InputReply(ev *Event, args []byte) ([]byte, error) {

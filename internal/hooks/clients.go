@@ -35,6 +35,11 @@ type Client struct {
 	// The events install writes inject and capture under, and clear
 	// ("": none).
 	PreTool, PostTool, SessionEnd string
+	// PostToolFailure is the event a failed call's post-tool hook runs on
+	// instead of PostTool ("": the client has none, or sends failures to
+	// PostTool): install writes capture there too, so a start tool that
+	// fails retires the value held before.
+	PostToolFailure string
 
 	TimeoutUnit    time.Duration // of a hook's "timeout" field
 	TimeoutDefault time.Duration // when a hook sets none; 0: not documented
@@ -63,6 +68,9 @@ type Client struct {
 	// timeout or decision format is not verified, and an approve hook the
 	// client kills early runs the tool unapproved.
 	NoApprove bool
+	// NoApproveWhy is the client's own reason for NoApprove ("": the
+	// general one).
+	NoApproveWhy string
 	// Documented: known from the documentation only, never run.
 	Documented bool
 	// ApproveMatch is approve's default --match where the client's matcher

@@ -19,6 +19,12 @@ var CopilotClient = Client{
 	Layout:    Grouped, PreTool: "preToolUse", PostTool: "postToolUse",
 	TimeoutUnit: time.Second, TimeoutDefault: 30 * time.Second,
 	RewritesResult: true, MatchWholeName: true, NoApprove: true,
+	// Its permissionRequest hook (1.0.102) could carry approvals
+	// ({"behavior":"allow"|"deny"}, timeoutSec per hook), but every way it
+	// fails is open: a timeout, a crash's empty output and {} fall through
+	// to its permission flow, which --allow-all-tools allows; and its stdin
+	// is neither documented nor observed (recipes/copilot.md).
+	NoApproveWhy: "its permissionRequest hook fails open (a timeout or an empty answer falls through to Copilot's own permission flow, which --allow-all-tools allows) and its payload is not documented or observed; see recipes/copilot.md",
 	RedactCaveat: "Copilot CLI writes the injected arguments back into the model's own earlier tool calls, so the model sees the token there even with --redact",
 	Skeleton:     "{\n  \"version\": 1\n}\n",
 	Syntax:       Syntax{Rejected: "it logs Invalid hook configuration and runs none of the file's hooks"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unsafe"
 
@@ -42,6 +43,16 @@ func (p Phase) String() string {
 	}
 	return "other"
 }
+
+// ErrOtherClient means the payload came to this client's hook from another
+// client that runs it too: Cursor runs the hooks of Claude Code's settings
+// files beside its own, so with interceptor installed for both, the Claude
+// Code hook stands aside and Cursor's own hook handles the call. The hook
+// then does nothing and says nothing.
+var ErrOtherClient = errors.New("the payload is another client's, whose own hook handles it")
+
+// getenv is os.Getenv; tests replace it.
+var getenv = os.Getenv
 
 // ErrCannotRewrite means the client offers no way to make that change.
 var ErrCannotRewrite = errors.New("client cannot rewrite this")
@@ -171,6 +182,7 @@ func Lookup(name string) (Adapter, error) {
 // detected from the payload's fields. The Event refers into payload, which
 // must not be modified while the Event is in use.
 func Parse(payload []byte, client Adapter) (*Event, error) {
+	payload = TrimBOM(payload)
 	if len(bytes.TrimSpace(payload)) == 0 {
 		return nil, errors.New("empty hook payload on stdin")
 	}
@@ -211,6 +223,21 @@ func Parse(payload []byte, client Adapter) (*Event, error) {
 	}
 	ev.Client, ev.desc, ev.fields = client, desc, f
 	return ev, nil
+}
+
+// bom is U+FEFF in UTF-8.
+const bom = "\xef\xbb\xbf"
+
+// TrimBOM drops every byte-order mark that starts b. Cursor's agent on
+// Windows writes one, or two, before each hook payload (orca#21421 saw
+// EF BB BF EF BB BF); JSON itself has none, so a parser refuses the
+// payload. Only leading marks go: whitespace stays as it was, and a mark
+// later in the text is the text's own.
+func TrimBOM(b []byte) []byte {
+	for bytes.HasPrefix(b, []byte(bom)) {
+		b = b[len(bom):]
+	}
+	return b
 }
 
 // stringField reads a field that must be a string when present.

@@ -235,6 +235,12 @@ func TestApproveRefused(t *testing.T) {
 			t.Errorf("%s: a refused install wrote %s", client, path)
 		}
 	}
+	// Copilot's refusal says why its permissionRequest hook is not used.
+	o := opts("copilot", User)
+	o.Approve.On = true
+	if _, err := Install(testEnv(t), o); err == nil || !strings.Contains(err.Error(), "permissionRequest hook fails open") {
+		t.Errorf("copilot: install --approve = %v, want the permissionRequest reason", err)
+	}
 }
 
 // noApprove: install writes no approve hook for the client.

@@ -48,6 +48,9 @@ func (h hookFile) entries(o Options) []hookEntry {
 		{event: c.PreTool, sub: "inject", matcher: m, command: commandFor(o, c.Name, "inject", opts), timeout: c.Timeout},
 		{event: c.PostTool, sub: "capture", matcher: m, command: commandFor(o, c.Name, "capture", capture), timeout: c.Timeout},
 	}
+	if c.PostToolFailure != "" {
+		out = append(out, hookEntry{event: c.PostToolFailure, sub: "capture", matcher: m, command: commandFor(o, c.Name, "capture", opts), timeout: c.Timeout})
+	}
 	if c.SessionEnd != "" {
 		out = append(out, hookEntry{event: c.SessionEnd, sub: "clear", command: commandFor(o, c.Name, "clear", stateDirArgs(o.Hook)), timeout: c.Timeout})
 	}

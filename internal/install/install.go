@@ -240,7 +240,11 @@ func Install(env Env, o Options) (*Result, error) {
 		return nil, err
 	}
 	if o.Approve.On && desc.NoApprove {
-		return nil, fmt.Errorf("--approve is not supported for %s yet: its hook timeout is not verified, and a hook it kills early would run the tool unapproved", o.Client)
+		why := "its hook timeout is not verified, and a hook it kills early would run the tool unapproved"
+		if desc.NoApproveWhy != "" {
+			why = desc.NoApproveWhy
+		}
+		return nil, fmt.Errorf("--approve is not supported for %s yet: %s", o.Client, why)
 	}
 	collide, notes := collisions(env, desc, o.Server)
 	o.Hook.NotServers = collide

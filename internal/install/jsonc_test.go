@@ -66,3 +66,46 @@ func TestJSONCPerClient(t *testing.T) {
 		}
 	}
 }
+
+// A hooks file a Windows editor saved with byte-order marks (Cursor's
+// agent writes them before its payloads too): every client with a JSON
+// hooks file gets its hooks added, the marks kept in front, doctor's reader
+// sees the hooks, and uninstall gives back the bytes.
+func TestBOMConfigPerClient(t *testing.T) {
+	for _, c := range hooks.Clients {
+		if c.Layout != hooks.Grouped && c.Layout != hooks.Flat {
+			continue
+		}
+		version := ""
+		if strings.Contains(c.Skeleton, `"version"`) {
+			version = ",\n  \"version\": 1"
+		}
+		doc := "\ufeff\ufeff{\n  \"theme\": \"dark\"" + version + "\n}\n"
+		t.Run(c.Name, func(t *testing.T) {
+			env := testEnv(t)
+			path, err := ConfigPath(env, c.Name, User)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, path, doc, 0o644)
+			o := opts(c.Name, User)
+			if _, err := Install(env, o); err != nil {
+				t.Fatal(err)
+			}
+			after := mustRead(t, path)
+			if !strings.HasPrefix(after, "\ufeff\ufeff{") {
+				t.Errorf("the marks were not kept in front:\n%q", after)
+			}
+			found, err := FindHooks(path, []byte(after), c)
+			if err != nil || len(found) < 2 || found[0].Command.Sub == "" {
+				t.Errorf("FindHooks: %d hooks, %v", len(found), err)
+			}
+			if _, err := Uninstall(env, o); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustRead(t, path); got != doc {
+				t.Fatalf("after uninstall:\n%q\nwant byte-identical:\n%q", got, doc)
+			}
+		})
+	}
+}

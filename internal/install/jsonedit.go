@@ -172,12 +172,19 @@ func (e *editor) bytes() []byte { return e.root.Pack() }
 // commas). hujson recurses once per level, and a file nested millions of
 // levels deep would overflow the stack and kill the process (recover cannot
 // catch that): nesting past rawjson.MaxDepth, which no client config comes
-// near, is refused before it parses.
+// near, is refused before it parses. Byte-order marks that start the file
+// (Windows editors write one; Cursor reads such files) are not JSON: they
+// are set aside and packed back in front, so an edit keeps them.
 func parseJSONC(doc []byte) (hujson.Value, error) {
 	if rawjson.DepthExceedsJSONC(doc, rawjson.MaxDepth) {
 		return hujson.Value{}, fmt.Errorf("nested deeper than %d levels", rawjson.MaxDepth)
 	}
-	return hujson.Parse(doc)
+	body := hooks.TrimBOM(doc)
+	v, err := hujson.Parse(body)
+	if err == nil && len(body) < len(doc) {
+		v.BeforeExtra = append(bytes.Clone(doc[:len(doc)-len(body)]), v.BeforeExtra...)
+	}
+	return v, err
 }
 
 // plainJSON is doc as plain JSON (comments and trailing commas dropped,
@@ -189,7 +196,7 @@ func plainJSON(doc []byte) ([]byte, error) {
 	}
 	v.Standardize()
 	dropShadowed(&v)
-	return v.Pack(), nil
+	return hooks.TrimBOM(v.Pack()), nil
 }
 
 // standardJSON is plainJSON, nil when doc is not HuJSON.

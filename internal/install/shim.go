@@ -102,7 +102,11 @@ var shimOf = &hooks.OpenCodeClient
 // client.
 func renderShim(client *hooks.Client, c shimConfig) (string, error) {
 	tmpl := recipes.OpenCodeShim
-	if client.Name != shimOf.Name {
+	if client.Name == shimOf.Name {
+		if major, _ := openCodeMajor(); major >= 2 {
+			tmpl = recipes.OpenCodeShimV2
+		}
+	} else {
 		var err error
 		if tmpl, err = otherShim(client); err != nil {
 			return "", err
@@ -251,6 +255,13 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	if ShimAPI(out) == 2 {
+		_, v := openCodeMajor()
+		d, cfg := oc.c.Display, oc.c.Name+".json"
+		notes = append(notes, d+" "+v+" is 2.x: wrote the V2 plugin (Plugin API v2), written from "+d+" 2's sources and not run against a real 2.x; "+
+			"set \"codemode\": false on the server in "+cfg+" (mcp.servers."+o.Server+"), or its calls reach plugins as one \"execute\" tool; "+
+			"if `"+oc.c.Name+" plugin list` does not show interceptor, add this file to \"plugins\" in "+cfg)
+	}
 	return []byte(out), notes, nil
 }
 
@@ -258,6 +269,9 @@ func (oc shim) merge(path string, doc []byte, o Options) ([]byte, []string, erro
 // --deliver): the shim then runs deliver when a user message starts a turn
 // and after that server's tools. The token servers' lines stay as they are.
 func (oc shim) mergeDeliver(path string, doc []byte, o Options) ([]byte, []string, error) {
+	if major, v := openCodeMajor(); major >= 2 && oc.c.Name == shimOf.Name {
+		return nil, nil, fmt.Errorf("--deliver is not supported for %s %s yet: its V2 plugin API has no chat.message hook, and no other way to add to a turn's prompt was verified", oc.c.Display, v)
+	}
 	var notes []string
 	c := shimConfig{args: []string{}, captureArgs: []string{}, approveArgs: []string{}}
 	if doc != nil {
