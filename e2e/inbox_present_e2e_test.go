@@ -127,7 +127,7 @@ func TestInboxReadableCardsClaudeCode(t *testing.T) {
 		t.Fatalf("the Bash request: %s", got.Status)
 	}
 	rules, err := q.Rules()
-	if err != nil || len(rules) != 1 || rules[0].Scope != approvals.ScopeProject || rules[0].Project != sc.proj || rules[0].CommandPrefix == "" {
+	if err != nil || len(rules) != 1 || rules[0].Scope != approvals.ScopeProject || rules[0].Project != sc.proj || rules[0].Command != "echo one\necho two" {
 		t.Fatalf("rules after Always allow: %+v %v", rules, err)
 	}
 	t.Logf("rule made on the page: %s", rules[0].Describe())
