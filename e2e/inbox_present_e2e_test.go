@@ -87,6 +87,7 @@ func TestInboxReadableCardsClaudeCode(t *testing.T) {
 	sc.write(sc.path("settings.json"), mustJSON(map[string]any{"hooks": map[string]any{"PreToolUse": []any{
 		map[string]any{"matcher": "Bash|Edit|Write", "hooks": []any{map[string]any{"type": "command", "command": hook, "timeout": 150}}}}}}))
 	ib := startInbox(t, sc, "")
+	defer ib.stop() // before killLeftovers, which would take it for the client's
 	p := openBrowser(t, sc)
 	defer func() {
 		if t.Failed() {
