@@ -305,7 +305,11 @@ func report(io *IO, res *install.Result, o install.Options, verb string) {
 		fmt.Fprint(io.Out, res.Diff)
 		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
 	case o.Proxy:
-		fmt.Fprintf(io.Out, "%s: server %q in %s %s\n", what, o.Server, res.Path, proxyOutcome(res, verb))
+		where := res.Path
+		if res.Where != "" {
+			where = res.Where
+		}
+		fmt.Fprintf(io.Out, "%s: server %q (%s) %s\n", res.Client, o.Server, where, proxyOutcome(res, verb))
 	case !res.Changed && verb == "install":
 		fmt.Fprintf(io.Out, "%s: %s already has the hooks for server %q; nothing to change\n", what, res.Path, o.Server)
 	case !res.Changed:

@@ -12,6 +12,9 @@ func doctorConfigured(cr *ClientReport, env install.Env, c *hooks.Client, server
 	msg, none := install.NotConfigured(env, c, server)
 	switch {
 	case msg == "":
+		if where := install.FoundWhere(env, c, server); where != "" {
+			cr.add(Info, "server %q: configured in %s", server, where)
+		}
 	case none:
 		cr.add(Warn, "server %q: %s", server, msg)
 	default:

@@ -91,9 +91,12 @@ type Options struct {
 
 // Result tells what install or uninstall did (or, with DryRun, would do).
 type Result struct {
-	Client  string
-	Scope   Scope
-	Path    string
+	Client string
+	Scope  Scope
+	Path   string
+	// Where says where install --proxy found the server's entry (its
+	// scope, and project), when it did.
+	Where   string
 	Changed bool
 	Created bool // the file did not exist
 	Removed bool // uninstall removed the file (install had created it)
@@ -268,6 +271,8 @@ func Install(env Env, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, msg)
 	} else if msg != "" {
 		res.Warnings = append(res.Warnings, msg)
+	} else if where := FoundWhere(env, desc, o.Server); where != "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s has server %q in %s", desc.Display, o.Server, where))
 	}
 	if o.Hook.Redact && desc.RedactCaveat != "" {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
@@ -393,7 +398,9 @@ func didVerb(dryRun bool, done, would string) string {
 // the first file, a note names the second.
 func (r *Result) join(second *Result, verb string) {
 	if second.Changed && !r.Changed {
-		r.Path = second.Path
+		r.Path, r.Where = second.Path, second.Where
+	} else if second.Changed && second.Where != "" {
+		r.Notes = append(r.Notes, verb+" the entry in "+second.Where+" too")
 	} else if second.Changed {
 		r.Notes = append(r.Notes, verb+" "+second.Path+" too")
 	}
