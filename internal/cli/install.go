@@ -122,11 +122,11 @@ func checkHookOptions(cmd *cobra.Command, h *install.HookOptions) error {
 	if err != nil {
 		return err
 	}
-	h.HandlesFile = abs
-	specs, err := carry.ReadHandles(abs)
+	specs, err := carry.ReadHandles(h.HandlesFile) // as given: an error names it so
 	if err != nil {
 		return err
 	}
+	h.HandlesFile = abs
 	o := carry.Options{Servers: []string{"x"}, Handles: specs}
 	return o.ValidateHooks()
 }
