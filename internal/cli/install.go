@@ -165,7 +165,24 @@ func newInstallCmd(io *IO, runF func(*installRun) error) *cobra.Command {
 // newUninstallCmd is uninstall, which runF runs (runUninstall).
 func newUninstallCmd(io *IO, runF func(*installRun) error) *cobra.Command {
 	cmd := newInstallCmdOf(io, runF, false)
-	cmd.Use = "uninstall CLIENT --server NAME [--scope user|project] [--dry-run]"
+	a := &allFlags{}
+	a.register(cmd)
+	cmd.Args = uninstallArgs(a)
+	one := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if !a.all && !a.purge {
+			return one(cmd, args)
+		}
+		for _, name := range []string{"server", "scope", "proxy"} {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s names one server; --all and --purge cover every one", name)
+			}
+		}
+		project, _ := cmd.Flags().GetString("project")
+		dryRun, _ := cmd.Flags().GetBool("dry-run")
+		return runUninstallAll(io, a, project, dryRun)
+	}
+	cmd.Use = "uninstall (CLIENT --server NAME [--scope user|project] | --all [--purge]) [--dry-run]"
 	cmd.Short = "Take the server's hooks out of a client's config"
 	cmd.Long = `Removes the interceptor hooks for one server from the client's config (the
 same files as install), and the lists and objects that leaves empty. A
@@ -173,8 +190,14 @@ file install created goes when nothing else is left in it, and so does a
 dir that leaves empty; the backup goes once the file is back to it byte
 for byte; the trust records install --trust wrote for the hooks go with
 them. Other hooks and settings are left exactly as they are: install then
-uninstall gives back every byte.`
-	cmd.Example = "  interceptor uninstall " + hooks.ClaudeCodeClient.Name + " --server wf"
+uninstall gives back every byte.
+
+--all takes out everything interceptor wired, in every client: every
+server's hooks at user scope and at the project scope of the current dir
+(or --project), and every entry install --proxy rewrote, wherever it is.
+--purge removes the state dir too. With --dry-run both only say what they
+would do.`
+	cmd.Example = "  interceptor uninstall " + hooks.ClaudeCodeClient.Name + " --server wf\n  interceptor uninstall --all --purge --dry-run   # what removing everything would do\n  interceptor uninstall --all --purge"
 	return cmd
 }
 
