@@ -329,10 +329,53 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	return res, err
 }
 
-// removeEmptyDirs removes the dirs that removing files left empty, from
-// each file's dir up, short of the home dir, the project dir and a dir a
-// client's variable names (CODEX_HOME): a client's config dir install
-// made for its file goes with it.
+// CreatedDirMarker names the empty file install leaves in each dir it
+// creates for a config (~/.cursor, ~/.copilot/hooks): uninstall removes a
+// dir only when it holds that mark and nothing else, so a dir the user had
+// before install stays, empty or not.
+const CreatedDirMarker = ".interceptor-created-dir"
+
+// makeDirs makes dir and the parents missing, marking each one it made.
+func makeDirs(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	for _, d := range missing {
+		if err := os.WriteFile(filepath.Join(d, CreatedDirMarker), nil, 0o644); err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// removeCreatedDir removes dir when install made it (its mark) and
+// nothing else is in it; false when it stays.
+func removeCreatedDir(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != CreatedDirMarker {
+		return false
+	}
+	if os.Remove(filepath.Join(dir, CreatedDirMarker)) != nil {
+		return false
+	}
+	if os.Remove(dir) != nil {
+		os.WriteFile(filepath.Join(dir, CreatedDirMarker), nil, 0o644) // something came in meanwhile: keep the mark
+		return false
+	}
+	return true
+}
+
+// removeEmptyDirs removes the dirs install made that removing files left
+// empty, from each file's dir up, short of the home dir, the project dir
+// and a dir a client's variable names (CODEX_HOME): a client's config dir
+// install made for its file goes with it; one the user had stays.
 func removeEmptyDirs(env Env, c *hooks.Client, files []string) {
 	stops := []string{filepath.Clean(env.Home), filepath.Clean(env.Project)}
 	for _, p := range []hooks.Path{c.User, c.Project, c.Local, c.TrustRecord} {
@@ -342,7 +385,7 @@ func removeEmptyDirs(env Env, c *hooks.Client, files []string) {
 	}
 	for _, f := range files {
 		for dir := filepath.Dir(f); !slices.Contains(stops, dir) && filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
-			if os.Remove(dir) != nil { // only an empty dir goes
+			if !removeCreatedDir(dir) {
 				break
 			}
 		}
@@ -485,8 +528,8 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 	}
 	dir := filepath.Dir(f.path)
 	if mkdir {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
+		if err := makeDirs(dir); err != nil {
+			return nil, err
 		}
 	}
 	if _, err := os.Stat(dir); err == nil && lock {
