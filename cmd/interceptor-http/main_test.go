@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/interceptor-dev/interceptor/internal/cli"
@@ -21,4 +23,16 @@ func TestMain(m *testing.M) {
 // every command they test behaves the same in both binaries.
 func TestScripts(t *testing.T) {
 	clitest.Run(t, filepath.Join("..", "interceptor", "testdata", "script"), filepath.Join("..", "..", "testdata"))
+}
+
+// TestVersionNamesItself: interceptor-http's version says interceptor-http
+// (it said interceptor).
+func TestVersionNamesItself(t *testing.T) {
+	var out, errb bytes.Buffer
+	f := cli.System()
+	f.IO = &cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}
+	f.HTTP = httpcmd.Commands()
+	if code := cli.Main([]string{"version"}, f); code != 0 || !strings.HasPrefix(out.String(), "interceptor-http ") {
+		t.Fatalf("version: code %d, %q %q", code, out.String(), errb.String())
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -303,6 +306,15 @@ func (o *Options) CheckHandlesAlone(given func(name string) bool) error {
 // ReadHandles reads a --handles file.
 func ReadHandles(path string) ([]token.Spec, error) {
 	data, _, err := privfs.ReadRegular(path, "handles file", token.MaxHandlesFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !filepath.IsAbs(path) {
+			// A hook runs in the client's working dir, not the one the
+			// path was written for.
+			wd, _ := os.Getwd()
+			return nil, fmt.Errorf("--handles %s: no such file in the current dir (%s); give its absolute path", path, wd)
+		}
+		return nil, fmt.Errorf("--handles %s: no such file", path)
+	}
 	if err != nil {
 		return nil, err
 	}

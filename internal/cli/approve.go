@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
+	"io"
 	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hookrun"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/termio"
 	"github.com/spf13/cobra"
 )
 
@@ -54,8 +57,37 @@ call proceeds under the client's own rules. Always exits 0, never 2.`)
 		f.EnvErr = applyEnv(cmd.Flags())
 		return nil
 	}
-	cmd.RunE = func(*cobra.Command, []string) error { return runApprove(io, f) }
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if termio.OnTerminal(io.In) {
+			return errors.New(approveByHand) // at once: nothing to wait for
+		}
+		in := &countingReader{r: io.In}
+		hio := *io
+		hio.In = in
+		err := runApprove(&hio, f)
+		if err != nil && f.Client == "auto" && in.n == 0 {
+			// No client sends nothing and names no client: a person ran it.
+			return errors.New(approveByHand)
+		}
+		return err
+	}
 	return cmd
+}
+
+// approveByHand is what approve says to a person who runs it by hand.
+const approveByHand = "approve is a pre-tool hook: a client runs it with each tool call's event on stdin, and it holds the call until a supervisor decides; " +
+	"wire it with `interceptor install CLIENT --server NAME --approve`, and decide the calls it holds with `interceptor approvals watch` (docs/approvals.md)"
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // runApprove runs approve on the harness; TestHookArgvMatchesCobra

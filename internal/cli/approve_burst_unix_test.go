@@ -30,6 +30,7 @@ var buildInterceptor = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	builtDirs = append(builtDirs, dir)
 	bin := filepath.Join(dir, "interceptor")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/interceptor-dev/interceptor/cmd/interceptor")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -8,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/interceptor-dev/interceptor/internal/carry"
+	"github.com/interceptor-dev/interceptor/internal/hookrun"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
+	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/interceptor-dev/interceptor/internal/token"
 	"github.com/spf13/cobra"
 )
@@ -89,7 +93,7 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 		}
 	}
 	o := install.Options{Client: client, Scope: scope, Server: f.server, Bin: f.bin, Hook: f.hook, Approve: f.approve, DryRun: f.dryRun, Trust: f.trust, Deliver: f.deliver, Proxy: f.proxy}
-	if err := checkHookOptions(cmd, &o.Hook); err != nil {
+	if err := checkHookOptions(cmd, &o.Hook, f.dryRun); err != nil {
 		return install.Options{}, install.Env{}, err
 	}
 	if o.Hook.StateDir != "" {
@@ -103,9 +107,10 @@ func (f *installFlags) options(cmd *cobra.Command, client string) (install.Optio
 // checkHookOptions refuses, at install time, what every hook run would
 // refuse (one stderr line per tool call, and nothing carried): a pattern
 // that does not compile, a handles file that does not parse, --handles
-// beside the flags it replaces. The handles file's path is made absolute:
-// hooks run in the client's working dir.
-func checkHookOptions(cmd *cobra.Command, h *install.HookOptions) error {
+// beside the flags it replaces. The handles file is pinned (pinHandles):
+// hooks run in the client's working dir, long after, and the original may
+// move.
+func checkHookOptions(cmd *cobra.Command, h *install.HookOptions, dryRun bool) error {
 	if h.MinLen < 0 {
 		return errors.New("--min-token-length must be positive")
 	}
@@ -118,17 +123,49 @@ func checkHookOptions(cmd *cobra.Command, h *install.HookOptions) error {
 	if err := h.CheckHandlesAlone(cmd.Flags().Changed); err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(h.HandlesFile)
-	if err != nil {
-		return err
-	}
-	h.HandlesFile = abs
-	specs, err := carry.ReadHandles(abs)
+	specs, err := carry.ReadHandles(h.HandlesFile) // as given: an error names it so
 	if err != nil {
 		return err
 	}
 	o := carry.Options{Servers: []string{"x"}, Handles: specs}
-	return o.ValidateHooks()
+	if err := o.ValidateHooks(); err != nil {
+		return err
+	}
+	pinned, err := pinHandles(h.HandlesFile, h.StateDir, dryRun)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "interceptor: note: the hooks read a copy of %s (%s), so moving it breaks nothing: install again after you change it\n", h.HandlesFile, pinned)
+	h.HandlesFile = pinned
+	return nil
+}
+
+// pinHandles copies the handles file at path into the state dir
+// (<state>/handles/<sha256 prefix>.json, private like the rest of it) and
+// returns the copy's path, which the hooks read: moving, editing or
+// deleting the original then breaks nothing (install again to change
+// it). With dryRun it only names the copy.
+func pinHandles(path, stateDir string, dryRun bool) (string, error) {
+	data, _, err := privfs.ReadRegular(path, "handles file", token.MaxHandlesFile)
+	if err != nil {
+		return "", err
+	}
+	dir, err := hookrun.StateDir(stateDir)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	pinned := filepath.Join(dir, "handles", hex.EncodeToString(sum[:8])+".json")
+	if dryRun {
+		return pinned, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(pinned), 0o700); err != nil {
+		return "", err
+	}
+	if err := privfs.WriteFile(pinned, "handles file copy", data, privfs.WriteOptions{Mode: 0o600, Sync: true}); err != nil {
+		return "", fmt.Errorf("pinning --handles %s: %w", path, err)
+	}
+	return pinned, nil
 }
 
 func clientArg(cmd *cobra.Command, args []string) error {
@@ -165,7 +202,24 @@ func newInstallCmd(io *IO, runF func(*installRun) error) *cobra.Command {
 // newUninstallCmd is uninstall, which runF runs (runUninstall).
 func newUninstallCmd(io *IO, runF func(*installRun) error) *cobra.Command {
 	cmd := newInstallCmdOf(io, runF, false)
-	cmd.Use = "uninstall CLIENT --server NAME [--scope user|project] [--dry-run]"
+	a := &allFlags{}
+	a.register(cmd)
+	cmd.Args = uninstallArgs(a)
+	one := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if !a.all && !a.purge {
+			return one(cmd, args)
+		}
+		for _, name := range []string{"server", "scope", "proxy"} {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s names one server; --all and --purge cover every one", name)
+			}
+		}
+		project, _ := cmd.Flags().GetString("project")
+		dryRun, _ := cmd.Flags().GetBool("dry-run")
+		return runUninstallAll(io, a, project, dryRun)
+	}
+	cmd.Use = "uninstall (CLIENT --server NAME [--scope user|project] | --all [--purge]) [--dry-run]"
 	cmd.Short = "Take the server's hooks out of a client's config"
 	cmd.Long = `Removes the interceptor hooks for one server from the client's config (the
 same files as install), and the lists and objects that leaves empty. A
@@ -173,8 +227,14 @@ file install created goes when nothing else is left in it, and so does a
 dir that leaves empty; the backup goes once the file is back to it byte
 for byte; the trust records install --trust wrote for the hooks go with
 them. Other hooks and settings are left exactly as they are: install then
-uninstall gives back every byte.`
-	cmd.Example = "  interceptor uninstall " + hooks.ClaudeCodeClient.Name + " --server wf"
+uninstall gives back every byte.
+
+--all takes out everything interceptor wired, in every client: every
+server's hooks at user scope and at the project scope of the current dir
+(or --project), and every entry install --proxy rewrote, wherever it is.
+--purge removes the state dir too. With --dry-run both only say what they
+would do.`
+	cmd.Example = "  interceptor uninstall " + hooks.ClaudeCodeClient.Name + " --server wf\n  interceptor uninstall --all --purge --dry-run   # what removing everything would do\n  interceptor uninstall --all --purge"
 	return cmd
 }
 
@@ -306,7 +366,11 @@ func report(io *IO, res *install.Result, o install.Options, verb string) {
 		fmt.Fprint(io.Out, res.Diff)
 		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
 	case o.Proxy:
-		fmt.Fprintf(io.Out, "%s: server %q in %s %s\n", what, o.Server, res.Path, proxyOutcome(res, verb))
+		where := res.Path
+		if res.Where != "" {
+			where = res.Where
+		}
+		fmt.Fprintf(io.Out, "%s: server %q (%s) %s\n", res.Client, o.Server, where, proxyOutcome(res, verb))
 	case !res.Changed && verb == "install":
 		fmt.Fprintf(io.Out, "%s: %s already has the hooks for server %q; nothing to change\n", what, res.Path, o.Server)
 	case !res.Changed:

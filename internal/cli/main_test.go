@@ -2,9 +2,23 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
+
+// builtDirs are the dirs tests built binaries into once for the whole
+// package (outside any test's TempDir): TestMain removes them, so a run
+// leaves nothing in the temp dir.
+var builtDirs []string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range builtDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
 
 func TestRunDirect(t *testing.T) {
 	// The command can be driven with injected streams, no process needed.

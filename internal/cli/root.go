@@ -44,6 +44,12 @@ func Main(args []string, f *Factory) int {
 	if err == nil {
 		return 0
 	}
+	if uerr := unknownCommand(root, args); uerr != nil {
+		// A mistyped command comes first, even when cobra met a flag the
+		// command it stopped at does not have ("unknown flag: --server"
+		// for `instal claude-code --server wf`).
+		cmd, err = root, uerr
+	}
 	fmt.Fprintf(f.IO.Err, "interceptor: %s\n", oneLine(err.Error()))
 	if isHook(cmd) {
 		return 0
@@ -198,9 +204,49 @@ func withSubcommands(cmd *cobra.Command) *cobra.Command {
 				names = append(names, sub.Name())
 			}
 		}
-		return usageError{fmt.Errorf("%s: unknown command %q (want one of: %s)", c.CommandPath(), args[0], strings.Join(names, ", "))}
+		return unknownCommandError(c, args[0])
 	}
 	return cmd
+}
+
+// unknownCommand is the error for a command line whose words, before the
+// first flag, name a command that does not exist under the one before
+// them; nil when they do not.
+func unknownCommand(root *cobra.Command, args []string) error {
+	c := root
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || !c.HasSubCommands() {
+			return nil
+		}
+		next := slices.IndexFunc(c.Commands(), func(sub *cobra.Command) bool { return sub.Name() == a || sub.HasAlias(a) })
+		if next < 0 {
+			return unknownCommandError(c, a)
+		}
+		c = c.Commands()[next]
+	}
+	return nil
+}
+
+// unknownCommandError names the mistyped command word under c, with the
+// nearest command when one is near, else the ones there are.
+func unknownCommandError(c *cobra.Command, word string) error {
+	prefix := ""
+	if c.HasParent() {
+		prefix = c.CommandPath() + ": "
+	}
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's own default, which SuggestionsFor does not apply
+	}
+	if near := c.SuggestionsFor(word); len(near) > 0 {
+		return usageError{fmt.Errorf("%sunknown command %q; did you mean %s?", prefix, word, strings.Join(near, " or "))}
+	}
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return usageError{fmt.Errorf("%sunknown command %q (want one of: %s)", prefix, word, strings.Join(names, ", "))}
 }
 
 // firstWord is the subcommand's name, if it comes first (flags go after it

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"path"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -19,7 +21,19 @@ func versionString(version string) string {
 			v = bi.Main.Version
 		}
 	}
-	return fmt.Sprintf("interceptor %s (%s; %s, %s/%s)", v, commitOf(bi, ok), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("%s %s (%s; %s, %s/%s)", binaryName(bi, ok), v, commitOf(bi, ok), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// binaryName is the binary's own name, from its main package
+// (interceptor-http's version said "interceptor"); its test binary counts
+// as it.
+func binaryName(bi *debug.BuildInfo, ok bool) string {
+	if ok {
+		if name := strings.TrimSuffix(path.Base(bi.Path), ".test"); strings.HasPrefix(name, "interceptor") {
+			return name
+		}
+	}
+	return "interceptor"
 }
 
 // commitOf is the commit the binary was built from, as Go stamps it from

@@ -252,7 +252,7 @@ func (d *clientCheck) hooks() {
 		}
 		if !m.report.BinOK {
 			if filepath.IsAbs(m.report.Bin) {
-				cr.add(Fail, "%s: %s hook runs %s, which does not exist or is not executable", m.path, m.found.Event, m.report.Bin)
+				cr.add(Fail, "%s: %s hook runs %s, which does not exist or is not executable: %s", m.path, m.found.Event, m.report.Bin, binFix(m.report.Bin))
 			} else {
 				cr.add(Warn, "%s: %s hook runs %q by name: a client started from a GUI may not find it on PATH (reinstall to use the absolute path)", m.path, m.found.Event, m.report.Bin)
 			}

@@ -61,12 +61,12 @@ func doctorHandlesFile(cr *ClientReport, server string, opts []string) {
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		cr.add(Fail, "server %q: the hooks read --handles %s: %v", server, file, err)
+		cr.add(Fail, "server %q: the hooks read --handles %s: %v; reinstall with the file: interceptor install %s --server %s --handles FILE", server, file, err, cr.Client, server)
 		return
 	}
 	specs, err := token.ParseHandles(data, file)
 	if err != nil {
-		cr.add(Fail, "server %q: %v", server, err)
+		cr.add(Fail, "server %q: %v; fix it, then reinstall: interceptor install %s --server %s --handles FILE", server, err, cr.Client, server)
 		return
 	}
 	var names []string

@@ -33,7 +33,7 @@ func doctorProxied(cr *ClientReport, env install.Env, c *hooks.Client) {
 		}
 		seen = append(seen, s.Path+"\x00"+s.Name)
 		if !binOK(bin) {
-			cr.add(Fail, "%s: server %q runs through %s, which does not exist or is not executable, so %s cannot start it", s.Path, s.Name, bin, c.Display)
+			cr.add(Fail, "%s: server %q runs through %s, which does not exist or is not executable, so %s cannot start it: %s", s.Path, s.Name, bin, c.Display, binFix(bin))
 			continue
 		}
 		cr.add(OK, "%s: server %q runs through the proxy (%s)", s.Path, s.Name, bin)

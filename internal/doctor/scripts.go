@@ -41,7 +41,7 @@ func doctorScripts(cr *ClientReport, env install.Env, c *hooks.Client, scope ins
 		h := commandReport(event, cmd, cmd.String())
 		conf.Hooks = append(conf.Hooks, h)
 		if !h.BinOK {
-			cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, cmd.Bin)
+			cr.add(Fail, "%s runs %s, which does not exist or is not executable: %s", path, cmd.Bin, binFix(cmd.Bin))
 		}
 		if runtime.GOOS != "windows" && !binOK(path) {
 			cr.add(Fail, "%s is not executable, so %s cannot run it: chmod +x it", path, c.Display)

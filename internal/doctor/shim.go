@@ -24,7 +24,7 @@ func doctorShim(cr *ClientReport, path, doc string) []HookReport {
 	}
 	if len(servers) == 0 {
 		if !binOK(c.Bin) {
-			cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, c.Bin)
+			cr.add(Fail, "%s runs %s, which does not exist or is not executable: %s", path, c.Bin, binFix(c.Bin))
 		}
 		return []HookReport{{Event: "chat.message, tool.execute.after", Kind: "deliver", Servers: delivers, Command: c.Bin, Bin: c.Bin, BinOK: binOK(c.Bin)}}
 	}
@@ -34,7 +34,7 @@ func doctorShim(cr *ClientReport, path, doc string) []HookReport {
 		cr.add(Info, "%s runs approve before inject (APPROVE_ARGS %s)", path, strings.Join(c.ApproveArgs, " "))
 	}
 	if !h.BinOK {
-		cr.add(Fail, "%s runs %s, which does not exist or is not executable", path, c.Bin)
+		cr.add(Fail, "%s runs %s, which does not exist or is not executable: %s", path, c.Bin, binFix(c.Bin))
 	}
 	if d := flagValue(c.Args, "--state-dir"); d != "" {
 		h.Command = c.Bin + " --state-dir " + d

@@ -92,9 +92,12 @@ type Options struct {
 
 // Result tells what install or uninstall did (or, with DryRun, would do).
 type Result struct {
-	Client  string
-	Scope   Scope
-	Path    string
+	Client string
+	Scope  Scope
+	Path   string
+	// Where says where install --proxy found the server's entry (its
+	// scope, and project), when it did.
+	Where   string
 	Changed bool
 	Created bool // the file did not exist
 	Removed bool // uninstall removed the file (install had created it)
@@ -273,6 +276,8 @@ func Install(env Env, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, msg)
 	} else if msg != "" {
 		res.Warnings = append(res.Warnings, msg)
+	} else if where := FoundWhere(env, desc, o.Server); where != "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s has server %q in %s", desc.Display, o.Server, where))
 	}
 	if o.Hook.Redact && desc.RedactCaveat != "" {
 		res.Notes = append(res.Notes, desc.RedactCaveat)
@@ -329,10 +334,53 @@ func Uninstall(env Env, o Options) (*Result, error) {
 	return res, err
 }
 
-// removeEmptyDirs removes the dirs that removing files left empty, from
-// each file's dir up, short of the home dir, the project dir and a dir a
-// client's variable names (CODEX_HOME): a client's config dir install
-// made for its file goes with it.
+// CreatedDirMarker names the empty file install leaves in each dir it
+// creates for a config (~/.cursor, ~/.copilot/hooks): uninstall removes a
+// dir only when it holds that mark and nothing else, so a dir the user had
+// before install stays, empty or not.
+const CreatedDirMarker = ".interceptor-created-dir"
+
+// makeDirs makes dir and the parents missing, marking each one it made.
+func makeDirs(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	for _, d := range missing {
+		if err := os.WriteFile(filepath.Join(d, CreatedDirMarker), nil, 0o644); err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// removeCreatedDir removes dir when install made it (its mark) and
+// nothing else is in it; false when it stays.
+func removeCreatedDir(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != CreatedDirMarker {
+		return false
+	}
+	if os.Remove(filepath.Join(dir, CreatedDirMarker)) != nil {
+		return false
+	}
+	if os.Remove(dir) != nil {
+		os.WriteFile(filepath.Join(dir, CreatedDirMarker), nil, 0o644) // something came in meanwhile: keep the mark
+		return false
+	}
+	return true
+}
+
+// removeEmptyDirs removes the dirs install made that removing files left
+// empty, from each file's dir up, short of the home dir, the project dir
+// and a dir a client's variable names (CODEX_HOME): a client's config dir
+// install made for its file goes with it; one the user had stays.
 func removeEmptyDirs(env Env, c *hooks.Client, files []string) {
 	stops := []string{filepath.Clean(env.Home), filepath.Clean(env.Project)}
 	for _, p := range []hooks.Path{c.User, c.Project, c.Local, c.TrustRecord} {
@@ -342,7 +390,7 @@ func removeEmptyDirs(env Env, c *hooks.Client, files []string) {
 	}
 	for _, f := range files {
 		for dir := filepath.Dir(f); !slices.Contains(stops, dir) && filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
-			if os.Remove(dir) != nil { // only an empty dir goes
+			if !removeCreatedDir(dir) {
 				break
 			}
 		}
@@ -398,7 +446,9 @@ func didVerb(dryRun bool, done, would string) string {
 // the first file, a note names the second.
 func (r *Result) join(second *Result, verb string) {
 	if second.Changed && !r.Changed {
-		r.Path = second.Path
+		r.Path, r.Where = second.Path, second.Where
+	} else if second.Changed && second.Where != "" {
+		r.Notes = append(r.Notes, verb+" the entry in "+second.Where+" too")
 	} else if second.Changed {
 		r.Notes = append(r.Notes, verb+" "+second.Path+" too")
 	}
@@ -483,8 +533,8 @@ func openConfig(path string, lock, mkdir bool) (*configFile, error) {
 	}
 	dir := filepath.Dir(f.path)
 	if mkdir {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
+		if err := makeDirs(dir); err != nil {
+			return nil, err
 		}
 	}
 	if _, err := os.Stat(dir); err == nil && lock {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -18,6 +20,13 @@ import (
 type MCPServer struct {
 	Name string
 	Path string // the file it is configured in
+	// Scope and Project say where in its client's configs it is: "user",
+	// "local" (Claude Code's per-project list in ~/.claude.json, Project
+	// naming the project) or "project" (a project dir's file).
+	Scope, Project string
+	// Elsewhere: in the list of a project other than this one (or its
+	// parents): the client offers it there only.
+	Elsewhere bool
 	// Command and Args are how the client starts it.
 	Command string
 	Args    []string
@@ -27,54 +36,192 @@ type MCPServer struct {
 	HasToolTimeout bool
 }
 
-// MCPServers lists the MCP servers the client has configured, file by
-// file as hooks.Client.MCPServers lists them. A file that cannot be read is
-// named in problems.
-func MCPServers(env Env, c *hooks.Client) (servers []MCPServer, problems []string) {
+// Where says where the server is configured, for a person.
+func (s MCPServer) Where() string {
+	return placeWhere(s.Scope, s.Project, s.Path)
+}
+
+func placeWhere(scope, project, path string) string {
+	if scope == "local" {
+		return fmt.Sprintf("local scope of project %s, in %s", project, path)
+	}
+	return fmt.Sprintf("%s scope, in %s", scope, path)
+}
+
+// place is one server list in one file: a ServerList resolved against a
+// project dir (or, for a list keyed by project, one project's list).
+type place struct {
+	list    hooks.ServerList
+	path    string
+	parts   []string // the list's key, part by part, {project} resolved
+	scope   string   // user, local, project
+	project string   // for local scope
+	// elsewhere: another project's list than this one's (or its parents')
+	elsewhere bool
+}
+
+func (p place) where() string { return placeWhere(p.scope, p.project, p.path) }
+
+// places are every list where the client may keep a server, seen from
+// env.Project: its user files; every project's list in a file keyed by
+// project (a server there is offered in that project, and the hooks in
+// user scope serve every project), the current project's and its parents'
+// first; the project files of the project dir and of its parents up to
+// the repository's root (Claude Code keys a project by its git root, and
+// reads .mcp.json there).
+func places(env Env, c *hooks.Client) []place {
+	var out []place
+	seen := map[string]bool{}
+	add := func(p place) {
+		k := p.path + "\x00" + strings.Join(p.parts, "\x00")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	dirs := projectDirs(env.Project)
 	for _, l := range c.MCPServers {
 		path := env.Resolve(l.Path)
-		data, err := ReadConfig(path)
+		switch {
+		case l.Path.Root.Project:
+			for _, d := range dirs {
+				p := env
+				p.Project = d
+				add(place{list: l, path: p.Resolve(l.Path), parts: listPath(l, d), scope: "project"})
+			}
+		case strings.Contains(l.Key, "{project}"):
+			for _, d := range projectKeys(path, l, dirs) {
+				add(place{list: l, path: path, parts: listPath(l, d), scope: "local", project: d, elsewhere: !slices.Contains(dirs, d)})
+			}
+		default:
+			add(place{list: l, path: path, parts: listPath(l, ""), scope: "user"})
+		}
+	}
+	return out
+}
+
+// projectDirs are dir and its parents up to the nearest that holds .git
+// (dir alone when none does).
+func projectDirs(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		out = append(out, d)
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return out
+		}
+		if filepath.Dir(d) == d {
+			return out[:1]
+		}
+	}
+}
+
+// projectKeys are the projects a list keyed by project has in the file at
+// path: those of dirs first, then the others, in the file's order.
+func projectKeys(path string, l hooks.ServerList, dirs []string) []string {
+	out := slices.Clone(dirs)
+	data, err := ReadConfig(path)
+	if err != nil || l.TOML {
+		return out
+	}
+	plain, err := plainJSON(data)
+	if err != nil {
+		return out
+	}
+	before, _, _ := strings.Cut(l.Key, ".{project}")
+	var parts []string
+	for _, p := range strings.Split(before, ".") {
+		parts = append(parts, gjson.Escape(p))
+	}
+	gjson.GetBytes(plain, strings.Join(parts, ".")).ForEach(func(k, _ gjson.Result) bool {
+		if !slices.Contains(out, k.String()) {
+			out = append(out, k.String())
+		}
+		return true
+	})
+	return out
+}
+
+// MCPServers lists the MCP servers the client has configured, wherever it
+// keeps them (places). A file that cannot be read is named in problems.
+func MCPServers(env Env, c *hooks.Client) (servers []MCPServer, problems []string) {
+	read := map[string]bool{}
+	for _, p := range places(env, c) {
+		data, err := ReadConfig(p.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			problems = append(problems, err.Error()) // it names the file
+			if !read[p.path] {
+				problems = append(problems, err.Error()) // it names the file
+			}
+			read[p.path] = true
 			continue
 		}
-		found, err := serverEntries(data, l, env.Project, c.MCPToolTimeout.Key)
+		found, err := serverEntries(data, p.list.TOML, p.parts, c.MCPToolTimeout.Key)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
+			if !read[p.path] {
+				problems = append(problems, fmt.Sprintf("%s: %v", p.path, err))
+			}
+			read[p.path] = true
 			continue
 		}
 		for i := range found {
-			found[i].Path = path
+			found[i].Path, found[i].Scope, found[i].Project, found[i].Elsewhere = p.path, p.scope, p.project, p.elsewhere
 		}
 		servers = append(servers, found...)
 	}
 	return servers, problems
 }
 
+// FindServer is where the client has server configured (MCPServers).
+func FindServer(env Env, c *hooks.Client, server string) []MCPServer {
+	servers, _ := MCPServers(env, c)
+	return slices.DeleteFunc(servers, func(s MCPServer) bool { return s.Name != server })
+}
+
+// FoundWhere says where the client has server configured ("": nowhere
+// install can read): each place, and for another project's list that the
+// client offers it in that project only.
+func FoundWhere(env Env, c *hooks.Client, server string) string {
+	var where []string
+	for _, s := range FindServer(env, c, server) {
+		w := s.Where()
+		if s.Elsewhere {
+			w += " (" + c.Display + " offers it in that project only)"
+		}
+		where = append(where, w)
+	}
+	return strings.Join(slices.Compact(where), "; ")
+}
+
 // ConfiguredServers are the names of the MCP servers the client has
-// configured (MCPServers), sorted and without repeats.
+// configured (MCPServers) for this project, sorted and without repeats.
 func ConfiguredServers(env Env, c *hooks.Client) (names, problems []string) {
 	servers, problems := MCPServers(env, c)
 	for _, s := range servers {
+		if s.Elsewhere {
+			continue
+		}
 		names = append(names, s.Name)
 	}
 	slices.Sort(names)
 	return slices.Compact(names), problems
 }
 
-// serverEntries are the entries of the server list l in one file;
-// timeoutKey ("": none) is the key of an entry's tool-call timeout.
-func serverEntries(data []byte, l hooks.ServerList, project, timeoutKey string) ([]MCPServer, error) {
+// serverEntries are the entries of the server list at the key parts in
+// one file; timeoutKey ("": none) is the key of an entry's tool-call
+// timeout.
+func serverEntries(data []byte, isTOML bool, parts []string, timeoutKey string) ([]MCPServer, error) {
 	var out []MCPServer
-	if l.TOML {
+	if isTOML {
 		var doc map[string]any
 		if err := toml.Unmarshal(data, &doc); err != nil {
 			return nil, err
 		}
-		list, _ := doc[l.Key].(map[string]any)
+		list, _ := doc[strings.Join(parts, ".")].(map[string]any)
 		for name, v := range list {
 			m, _ := v.(map[string]any)
 			e := MCPServer{Name: name}
@@ -99,10 +246,7 @@ func serverEntries(data []byte, l hooks.ServerList, project, timeoutKey string) 
 		return nil, err
 	}
 	var path []string
-	for _, part := range strings.Split(l.Key, ".") {
-		if part == "{project}" {
-			part = project
-		}
+	for _, part := range parts {
 		path = append(path, gjson.Escape(part))
 	}
 	gjson.GetBytes(plain, strings.Join(path, ".")).ForEach(func(k, v gjson.Result) bool {
@@ -150,8 +294,8 @@ func NotConfigured(env Env, c *hooks.Client, server string) (msg string, none bo
 	names = slices.Compact(names)
 	if len(names) == 0 {
 		var where []string
-		for _, l := range c.MCPServers {
-			where = append(where, env.Resolve(l.Path))
+		for _, p := range places(env, c) {
+			where = append(where, p.path)
 		}
 		slices.Sort(where)
 		return fmt.Sprintf("%s lists no MCP servers where interceptor can read them (%s), so it cannot check that %q is one: if it is not, the hooks never fire", c.Display, strings.Join(slices.Compact(where), ", "), server), true

@@ -119,18 +119,6 @@ func HTTPBin(bin string) string {
 	return filepath.Join(filepath.Dir(bin), name)
 }
 
-// proxyLists are the client's server lists in scope: its project's files
-// for project scope, the others for user scope.
-func proxyLists(c *hooks.Client, scope Scope) []hooks.ServerList {
-	var out []hooks.ServerList
-	for _, l := range c.MCPServers {
-		if l.Path.Root.Project == (scope == Project) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // listPath is l's key, part by part, with the project dir in it (a part
 // that may hold dots itself).
 func listPath(l hooks.ServerList, project string) []string {
@@ -167,36 +155,38 @@ func editProxy(env Env, o Options, install bool) (*Result, error) {
 			return nil, err
 		}
 	}
+	// The entry is rewritten where the client keeps it, whatever the
+	// scope: its hooks would be in user scope, the proxy is in the entry.
+	// Another project's list counts only when this one's have no such
+	// server: a server of the same name there may be another server.
 	var res *Result
-	var looked []string
-	for _, l := range proxyLists(c, o.Scope) {
-		path := env.Resolve(l.Path)
-		if slices.Contains(looked, path+"\x00"+l.Key) {
-			continue
-		}
-		looked = append(looked, path+"\x00"+l.Key)
-		r, err := proxyFile(env, c, l, path, o, install)
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
-			continue
-		}
-		if res == nil {
-			res = r
-		} else {
-			res.join(r, didVerb(o.DryRun, "changed", "would change"))
+	var where []string
+	all := places(env, c)
+	for _, elsewhere := range []bool{false, true} {
+		for _, p := range all {
+			if p.elsewhere != elsewhere || res != nil && elsewhere {
+				continue
+			}
+			where = append(where, p.where())
+			r, err := proxyFile(env, c, p, o, install)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				continue
+			}
+			if res == nil {
+				res = r
+			} else {
+				res.join(r, didVerb(o.DryRun, "changed", "would change"))
+			}
 		}
 	}
 	if res == nil {
-		var where []string
-		for _, l := range proxyLists(c, o.Scope) {
-			where = append(where, env.Resolve(l.Path))
-		}
 		if !install {
-			return &Result{Client: o.Client, Scope: o.Scope, Path: strings.Join(slices.Compact(where), ", ")}, nil
+			return &Result{Client: o.Client, Scope: o.Scope, Path: strings.Join(slices.Compact(where), "; ")}, nil
 		}
-		msg := fmt.Sprintf("%s has no MCP server named %q at %s scope (in %s)", c.Display, o.Server, o.Scope, strings.Join(slices.Compact(where), ", "))
+		msg := fmt.Sprintf("%s has no MCP server named %q (looked in: %s)", c.Display, o.Server, strings.Join(slices.Compact(where), "; "))
 		if names, _ := ConfiguredServers(env, c); len(names) > 0 {
 			msg += " (it has " + strings.Join(names, ", ") + ")"
 			if near := Nearest(o.Server, names); near != "" {
@@ -210,8 +200,8 @@ func editProxy(env Env, o Options, install bool) (*Result, error) {
 
 // proxyFile rewrites (install) or puts back the server's entry in the list
 // l of the file at path; nil when the file or the entry is not there.
-func proxyFile(env Env, c *hooks.Client, l hooks.ServerList, path string, o Options, install bool) (*Result, error) {
-	f, err := openConfig(path, !o.DryRun, false)
+func proxyFile(env Env, c *hooks.Client, p place, o Options, install bool) (*Result, error) {
+	f, err := openConfig(p.path, !o.DryRun, false)
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +209,10 @@ func proxyFile(env Env, c *hooks.Client, l hooks.ServerList, path string, o Opti
 	if f.data == nil {
 		return nil, nil
 	}
-	parts := listPath(l, env.Project)
+	parts := p.parts
 	key := strings.Join(parts, ".") // names the list in the record
 	var doc entryDoc
-	if l.TOML {
+	if p.list.TOML {
 		doc, err = tomlEntry(f.path, f.data, parts, o.Server)
 	} else {
 		doc, err = jsonEntry(f.path, f.data, parts, o.Server)
@@ -234,7 +224,7 @@ func proxyFile(env Env, c *hooks.Client, l hooks.ServerList, path string, o Opti
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path}
+	res := &Result{Client: o.Client, Scope: o.Scope, Path: f.path, Where: placeWhere(p.scope, p.project, f.path)}
 	ri := recs.find(o.Server, key)
 	var out []byte
 	if install {

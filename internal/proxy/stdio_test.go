@@ -24,7 +24,12 @@ const childEnv = "INTERCEPTOR_PROXY_TEST_CHILD"
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		// The token server is built once, outside any test's TempDir.
+		if tokenServerDir != "" {
+			os.RemoveAll(tokenServerDir)
+		}
+		os.Exit(code)
 	case "echo":
 		// Echo every byte back, say something on stderr, exit with a code
 		// of its own when stdin ends.
@@ -193,12 +198,17 @@ func TestStdioMissingCommand(t *testing.T) {
 	}
 }
 
+// tokenServerDir is the dir tokenServer made ("": none yet), which
+// TestMain removes.
+var tokenServerDir string
+
 // tokenServer builds the end-to-end test token server once.
 var tokenServer = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "proxy-tokenserver")
 	if err != nil {
 		return "", err
 	}
+	tokenServerDir = dir
 	bin := filepath.Join(dir, "tokenserver")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/interceptor-dev/interceptor/e2e/tokenserver").CombinedOutput()
 	if err != nil {

@@ -1,6 +1,8 @@
 package token
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -33,7 +35,7 @@ func ParseHandles(data []byte, file string) ([]Spec, error) {
 		return nil, fail("larger than %d KiB", MaxHandlesFile>>10)
 	}
 	if !gjson.ValidBytes(data) {
-		return nil, fail("not valid JSON")
+		return nil, fail("not valid JSON (%s)", jsonErrorAt(data))
 	}
 	doc := gjson.ParseBytes(data)
 	if !doc.IsObject() {
@@ -344,4 +346,25 @@ func strs(obj gjson.Result, at, key string) ([]string, error) {
 		return true
 	})
 	return out, err
+}
+
+// jsonErrorAt says where data stops being JSON: line and column (1-based,
+// columns in bytes), and what is wrong there.
+func jsonErrorAt(data []byte) string {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) {
+		if err == nil {
+			return "a strict JSON check refuses it; look for invalid UTF-8"
+		}
+		return err.Error()
+	}
+	off := min(int(syn.Offset), len(data))
+	if off > 0 && syn.Offset <= int64(len(data)) && !strings.Contains(syn.Error(), "end of JSON input") {
+		off-- // Offset is just past the byte that broke it
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
+	return fmt.Sprintf("line %d, column %d: %s", line, col, syn.Error())
 }

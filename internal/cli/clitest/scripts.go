@@ -53,8 +53,20 @@ func Run(t *testing.T, dir, root string) {
 			"contains": cmdContains,
 			"snapshot": cmdSnapshot,
 			"mcpargv":  cmdMCPArgv,
+			"expand":   cmdExpand,
 		},
 	})
+}
+
+// expand SRC DST: writes SRC to DST with $VAR and ${VAR} replaced by the
+// script's variables (a config that must name $WORK's real path).
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: expand SRC DST")
+	}
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	ts.Check(os.WriteFile(dst, []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
 }
 
 // lines stdout|stderr N: the stream has exactly N lines.
