@@ -18,3 +18,19 @@ func TestParseHandlesErrorLineColumn(t *testing.T) {
 		}
 	}
 }
+
+// A handles file that starts with byte-order marks (a Windows editor's) is
+// read as the same file without them.
+func TestParseHandlesAfterABOM(t *testing.T) {
+	doc := `{"handles": [{"name": "pid", "type": "number", "from": [{"tools": ["start_process"], "text": "PID (\\d+)"}], "to": {"tools": ["read_process_output"]}}]}`
+	want, err := ParseHandles([]byte(doc), "h.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, boms := range []string{"\uFEFF", "\uFEFF\uFEFF"} {
+		got, err := ParseHandles([]byte(boms+doc), "h.json")
+		if err != nil || len(got) != len(want) || got[0].Name != want[0].Name {
+			t.Errorf("after %d BOM(s): %+v, %v; want %+v", len(boms)/3, got, err, want)
+		}
+	}
+}

@@ -34,6 +34,11 @@ func ParseHandles(data []byte, file string) ([]Spec, error) {
 	if len(data) > MaxHandlesFile {
 		return nil, fail("larger than %d KiB", MaxHandlesFile>>10)
 	}
+	// An editor on Windows may start the file with byte-order marks, as
+	// Cursor starts its payloads: JSON does not allow them, so they go.
+	for bytes.HasPrefix(data, []byte("\uFEFF")) {
+		data = data[len("\uFEFF"):]
+	}
 	if !gjson.ValidBytes(data) {
 		return nil, fail("not valid JSON (%s)", jsonErrorAt(data))
 	}
