@@ -50,12 +50,16 @@ type Options struct {
 	// NewKey replaces the page's key (key.go) before serving: tabs that
 	// hold the old one stop working.
 	NewKey bool
+	// Source is where the open requests come from and decisions go (nil:
+	// this machine's queue; source.go).
+	Source Source
 }
 
 // Server is the inbox page.
 type Server struct {
 	opts     Options
 	q        *approvals.Store
+	src      Source
 	kids     *children.Store
 	ln       net.Listener
 	port     string
@@ -98,6 +102,10 @@ func Listen(o Options) (*Server, error) {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	s := &Server{opts: o, q: approvals.New(o.StateDir), kids: children.New(o.StateDir), ln: ln, port: port,
 		loopback: loopback, auth: newAuth(key), by: o.DecidedBy, notify: n}
+	s.src = o.Source
+	if s.src == nil {
+		s.src = localSource{q: s.q}
+	}
 	if s.by == "" {
 		s.by = approvals.Decider("inbox")
 	}
@@ -230,6 +238,8 @@ func fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, approvals.ErrUnknown), errors.Is(err, children.ErrUnknown):
 		code = http.StatusNotFound
+	case errors.Is(err, ErrUnreachable):
+		code = http.StatusServiceUnavailable
 	case errors.Is(err, approvals.ErrDecided):
 		code = http.StatusConflict
 	case errors.Is(err, errBadRequest), errors.Is(err, approvals.ErrNeedsAnswer), errors.Is(err, approvals.ErrNotInput):
@@ -245,7 +255,7 @@ func fail(w http.ResponseWriter, err error) {
 var errBadRequest = errors.New("bad request")
 
 func (s *Server) apiPending(w http.ResponseWriter, r *http.Request) {
-	v, err := s.pendingView()
+	v, err := s.pendingView(r.Context())
 	if err != nil {
 		fail(w, err)
 		return
@@ -255,13 +265,15 @@ func (s *Server) apiPending(w http.ResponseWriter, r *http.Request) {
 
 // apiRequest is one request whole (a pending input the lists cut).
 func (s *Server) apiRequest(w http.ResponseWriter, r *http.Request) {
-	req, err := s.q.Get(r.URL.Query().Get("id"))
+	q := r.URL.Query()
+	req, err := s.src.Get(r.Context(), q.Get("machine"), q.Get("id"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	req = s.q.Viewer().Request(req)
-	writeJSON(w, s.item(req, s.childNames([]approvals.Request{req}), time.Now(), 0))
+	it := s.item(req, s.childNames([]approvals.Request{req}), time.Now(), 0)
+	it.Machine = vis(q.Get("machine"))
+	writeJSON(w, it)
 }
 
 func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
@@ -324,7 +336,7 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request) {
 		}
 		d.UpdatedInput = *u
 	}
-	req, err := s.q.Decide(*a.ID, d)
+	req, err := s.src.Decide(r.Context(), a.Machine, *a.ID, d)
 	if err != nil {
 		fail(w, err)
 		return
@@ -344,7 +356,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("%w: want id and a non-empty answer", errBadRequest))
 		return
 	}
-	req, err := s.q.AnswerInput(*a.ID, a.Answer, s.by)
+	req, err := s.src.Answer(r.Context(), a.Machine, *a.ID, a.Answer, s.by)
 	if err != nil {
 		fail(w, err)
 		return

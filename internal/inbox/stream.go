@@ -82,8 +82,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var lastItems, lastKids []byte
 	var err error
-	s.q.Changes(ctx, func() bool {
-		err = s.streamOnce(out, &lastItems, &lastKids)
+	s.src.Changes(ctx, func() bool {
+		err = s.streamOnce(ctx, out, &lastItems, &lastKids)
 		return err == nil && ctx.Err() == nil
 	})
 	if err != nil && ctx.Err() == nil {
@@ -91,13 +91,19 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) streamOnce(out *sse, lastItems, lastKids *[]byte) error {
+func (s *Server) streamOnce(ctx context.Context, out *sse, lastItems, lastKids *[]byte) error {
 	// One read of the open requests serves both views.
-	open, err := s.q.Pending()
+	open, err := s.src.Open(ctx)
 	if err != nil {
 		return err
 	}
 	p := s.pendingOf(open)
+	var local []approvals.Request
+	for _, o := range open {
+		if o.Machine == "" {
+			local = append(local, o.Request)
+		}
+	}
 	items := mustJSON(p.Items)
 	if !bytes.Equal(items, *lastItems) {
 		*lastItems = items
@@ -105,7 +111,7 @@ func (s *Server) streamOnce(out *sse, lastItems, lastKids *[]byte) error {
 			return err
 		}
 	}
-	kids, err := s.childrenOf(open)
+	kids, err := s.childrenOf(local)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"context"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,21 +26,24 @@ const maxShown = 64 << 10
 
 // item is a request as the page shows it.
 type item struct {
-	ID       string  `json:"id"`
-	Kind     string  `json:"kind"` // approval or question
-	Mode     string  `json:"mode,omitempty"`
-	Status   string  `json:"status"`
-	Client   string  `json:"client"`
-	Session  string  `json:"session,omitempty"`
-	Origin   string  `json:"origin,omitempty"`
-	Chat     string  `json:"chat,omitempty"`
-	Child    string  `json:"child,omitempty"` // the chat's child, by name
-	Tool     string  `json:"tool"`
-	Input    string  `json:"input"` // indented JSON, stand-ins, escapes
-	InputCut int     `json:"input_cut,omitempty"`
-	Fields   []field `json:"fields,omitempty"`
-	Created  int64   `json:"created"` // unix ms
-	Deadline int64   `json:"deadline,omitempty"`
+	ID      string `json:"id"`
+	Machine string `json:"machine,omitempty"` // whose queue holds it ("" this one: Source)
+	// Unreachable: its machine's relay is silent; deciding it would fail.
+	Unreachable bool    `json:"unreachable,omitempty"`
+	Kind        string  `json:"kind"` // approval or question
+	Mode        string  `json:"mode,omitempty"`
+	Status      string  `json:"status"`
+	Client      string  `json:"client"`
+	Session     string  `json:"session,omitempty"`
+	Origin      string  `json:"origin,omitempty"`
+	Chat        string  `json:"chat,omitempty"`
+	Child       string  `json:"child,omitempty"` // the chat's child, by name
+	Tool        string  `json:"tool"`
+	Input       string  `json:"input"` // indented JSON, stand-ins, escapes
+	InputCut    int     `json:"input_cut,omitempty"`
+	Fields      []field `json:"fields,omitempty"`
+	Created     int64   `json:"created"` // unix ms
+	Deadline    int64   `json:"deadline,omitempty"`
 	// Editable: the client can run an allowed call with new arguments.
 	Editable  bool   `json:"editable,omitempty"`
 	EditNote  string `json:"edit_note,omitempty"`
@@ -225,23 +229,33 @@ type pending struct {
 	Items []item `json:"items"`
 }
 
-func (s *Server) pendingView() (pending, error) {
-	rs, err := s.q.Pending()
+func (s *Server) pendingView(ctx context.Context) (pending, error) {
+	open, err := s.src.Open(ctx)
 	if err != nil {
 		return pending{}, err
 	}
-	return s.pendingOf(rs), nil
+	return s.pendingOf(open), nil
 }
 
-// pendingOf is pendingView of the open requests rs, read already (it masks
-// them in place; their Chat stays).
-func (s *Server) pendingOf(rs []approvals.Request) pending {
-	rs = s.q.Viewer().Requests(rs)
-	names := s.childNames(rs)
+// pendingOf is pendingView of the open requests, read (and masked)
+// already.
+func (s *Server) pendingOf(open []Open) pending {
+	var local []approvals.Request
+	for _, o := range open {
+		if o.Machine == "" && o.Child == "" {
+			local = append(local, o.Request)
+		}
+	}
+	names := s.childNames(local)
 	now := time.Now()
 	out := pending{Now: ms(now), Items: []item{}}
-	for _, r := range rs {
-		out.Items = append(out.Items, s.item(r, names, now, maxShown))
+	for _, o := range open {
+		it := s.item(o.Request, names, now, maxShown)
+		if o.Child != "" {
+			it.Child = vis(o.Child)
+		}
+		it.Machine, it.Unreachable = vis(o.Machine), o.Unreachable
+		out.Items = append(out.Items, it)
 	}
 	return out
 }
