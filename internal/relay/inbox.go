@@ -99,6 +99,16 @@ func (in *Inbox) watch(ctx context.Context) error {
 	var ws [2]jetstream.KeyWatcher
 	for i, b := range []string{RequestsBucket, MachinesBucket} {
 		kv, err := in.js.KeyValue(wctx, b)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			// A server that lost its store: what was shown is gone
+			// until the relays publish again.
+			in.mu.Lock()
+			if len(in.reqs)+len(in.pres) > 0 {
+				in.reqs, in.pres = map[string]Entry{}, map[string]Presence{}
+				in.notify()
+			}
+			in.mu.Unlock()
+		}
 		if err != nil {
 			return fmt.Errorf("bucket %s: %w (no relay has started yet?)", b, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/inbox"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -239,15 +240,12 @@ func TestOfflineRelayUnreachable(t *testing.T) {
 	box := startMachine(t, natsURL(ns), "devbox", time.Hour)
 	in := startInbox(t, natsURL(ns), "desk")
 	a := enqueue(t, box.q, "S", "Bash", `{"command":"ls"}`, time.Now().Add(time.Minute))
-	t0 := time.Now()
+
 	until(t, in, "listed", func(o []inbox.Open) bool { return len(o) == 1 && !o[0].Unreachable })
-	t.Logf("listed after %v", time.Since(t0))
 	box.stop()
 	<-box.done
 	box.done <- nil // for the cleanup
-	t.Logf("stopped after %v", time.Since(t0))
 	until(t, in, "unreachable", func(o []inbox.Open) bool { return len(o) == 1 && o[0].Unreachable })
-	t.Logf("unreachable after %v", time.Since(t0))
 	_, err := in.Decide(context.Background(), "devbox", a.ID, hooks.Decision{Allow: true, By: "inbox"})
 	if !errors.Is(err, inbox.ErrUnreachable) {
 		t.Errorf("deciding on a stopped relay: %v", err)
@@ -327,3 +325,41 @@ func TestIdleRelaySleeps(t *testing.T) {
 }
 
 
+
+// A NATS server that comes back without its store (a memory-only or wiped
+// one) has lost the buckets: the relay makes them again and publishes
+// what is open at the reconnect, not at the next change of its queue.
+func TestNATSLosesItsStore(t *testing.T) {
+	ns := startNATS(t, t.TempDir(), 0)
+	port := natsPort(ns)
+	box := startMachine(t, natsURL(ns), "devbox", time.Hour)
+	in := startInbox(t, natsURL(ns), "desk")
+	a := enqueue(t, box.q, "S", "Bash", `{"command":"one"}`, time.Now().Add(time.Minute))
+	until(t, in, "listed", func(o []inbox.Open) bool { return len(o) == 1 })
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	ns2 := startNATS(t, t.TempDir(), port)
+	nc, err := nats.Connect(natsURL(ns2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		kv, err := js.KeyValue(context.Background(), RequestsBucket)
+		if err == nil {
+			if _, err = kv.Get(context.Background(), "devbox."+a.ID); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the relay never published %s again: %v", a.ID, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	until(t, in, "listed again", func(o []inbox.Open) bool { return ids(o)["devbox/"+a.ID] == 1 && len(o) == 1 && !o[0].Unreachable })
+	if r, err := in.Decide(context.Background(), "devbox", a.ID, hooks.Decision{Allow: true, By: "inbox"}); err != nil || r.Status != approvals.Allowed {
+		t.Fatalf("deciding after the restart: %+v %v", r, err)
+	}
+}
