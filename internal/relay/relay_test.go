@@ -324,8 +324,6 @@ func TestIdleRelaySleeps(t *testing.T) {
 	}
 }
 
-
-
 // A NATS server that comes back without its store (a memory-only or wiped
 // one) has lost the buckets: the relay makes them again and publishes
 // what is open at the reconnect, not at the next change of its queue.
