@@ -3,6 +3,8 @@ package relay
 import (
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -75,33 +77,24 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("nats %s: %w", redact(o.URL), err)
+		return nil, fmt.Errorf("nats %s: %w", Redacted(o.URL), err)
 	}
 	return nc, nil
 }
 
-// redact is a URL without a password or token in it.
-func redact(u string) string {
-	if i, j := indexAfterScheme(u), lastAt(u); i >= 0 && j > i {
-		return u[:i] + "***@" + u[j+1:]
-	}
-	return u
-}
-
-func indexAfterScheme(u string) int {
-	for i := 0; i+2 < len(u); i++ {
-		if u[i:i+3] == "://" {
-			return i + 3
+// Redacted is the URL list with no password or token in it, for logs.
+func Redacted(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		u, err := url.Parse(strings.TrimSpace(p))
+		if err != nil {
+			parts[i] = "(a URL that does not parse)"
+			continue
 		}
-	}
-	return -1
-}
-
-func lastAt(u string) int {
-	for i := len(u) - 1; i >= 0; i-- {
-		if u[i] == '@' {
-			return i
+		if u.User != nil {
+			u.User = url.User("***")
 		}
+		parts[i] = u.String()
 	}
-	return -1
+	return strings.Join(parts, ",")
 }

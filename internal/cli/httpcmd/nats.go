@@ -54,7 +54,7 @@ func natsRelay(ctx context.Context, r *cli.RelayRun, io *cli.IO) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(io.Out, "interceptor relay: machine %s, state dir %s, NATS %s (subjects interceptor.%s.*)\n", machine, r.StateDir,
-		nc.ConnectedUrlRedacted(), machine)
+		natsrelay.Redacted(r.NATS.URL), machine)
 	return rl.Run(ctx)
 }
 
