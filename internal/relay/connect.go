@@ -20,6 +20,10 @@ type ConnOptions struct {
 	// (a tls:// URL otherwise trusts the system's roots).
 	TLSCA string
 	Name  string // the connection's name, as the server's monitoring shows it
+	// Machine, when set, makes the connection's reply subjects
+	// _INBOX_<machine>.*, so NATS permissions can keep each machine's
+	// replies its own (examples/relay/nats-server.conf).
+	Machine string
 	Log   io.Writer
 	// Reconnected is called each time the connection comes back.
 	Reconnected func()
@@ -61,6 +65,12 @@ func Connect(o ConnOptions) (*nats.Conn, error) {
 				o.Reconnected()
 			}
 		}),
+	}
+	if o.Machine != "" {
+		if err := CheckMachine(o.Machine); err != nil {
+			return nil, err
+		}
+		opts = append(opts, nats.CustomInboxPrefix("_INBOX_"+o.Machine))
 	}
 	switch {
 	case o.Creds != "":

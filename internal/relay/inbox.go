@@ -253,7 +253,7 @@ func (in *Inbox) act(ctx context.Context, machine string, a Action) (approvals.R
 	}
 	ctx, cancel := context.WithTimeout(ctx, in.timeout)
 	defer cancel()
-	msg, err := in.nc.RequestWithContext(ctx, ActionSubject(machine), b)
+	msg, err := in.request(ctx, ActionSubject(machine), b)
 	if err != nil {
 		return approvals.Request{}, fmt.Errorf("%w: machine %s did not answer (%v); nothing was decided", inbox.ErrUnreachable, machine, err)
 	}
@@ -288,6 +288,24 @@ func (in *Inbox) Changes(ctx context.Context, fn func() bool) error {
 			return nil
 		case <-ch:
 		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// request sends one action, again while nobody listens on its subject
+// (the relay reconnecting after NATS came back), until ctx's deadline. A
+// relay that got it answers once; a second copy would be refused by its
+// queue as decided.
+func (in *Inbox) request(ctx context.Context, subject string, b []byte) (*nats.Msg, error) {
+	for {
+		msg, err := in.nc.RequestWithContext(ctx, subject, b)
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return msg, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }

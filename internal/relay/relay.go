@@ -128,26 +128,37 @@ func (r *Relay) Run(ctx context.Context) error {
 	}()
 	tick := time.NewTicker(r.o.Every)
 	defer tick.Stop()
-	r.sync(ctx, true)
+	// After a failure, retry soon (doubling up to the heartbeat): a
+	// bucket being made by another relay at the same moment, a server
+	// coming back.
+	var retry <-chan time.Time
+	backoff := time.Second
+	beat := true
 	for {
-		beat := false
+		if r.sync(ctx, beat) {
+			retry, backoff = nil, time.Second
+		} else {
+			retry = time.After(backoff)
+			backoff = min(2*backoff, r.o.Every)
+		}
+		beat = false
 		select {
 		case <-ctx.Done():
 			r.goodbye()
 			return nil
 		case <-wake:
 		case <-r.resync:
+		case <-retry:
 		case <-tick.C:
 			beat = true
 		}
-		r.sync(ctx, beat)
 	}
 }
 
 // sync publishes what is open now and deletes what no longer is; beat
 // also puts the presence. After a reconnect or a failure it rebuilds the
-// buckets' view of this machine whole.
-func (r *Relay) sync(ctx context.Context, beat bool) {
+// buckets' view of this machine whole. It reports success.
+func (r *Relay) sync(ctx context.Context, beat bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.syncs.Add(1)
@@ -156,14 +167,15 @@ func (r *Relay) sync(ctx context.Context, beat bool) {
 		r.full = true
 		if msg := err.Error(); msg != r.failing {
 			r.failing = msg
-			r.logf("%s (retrying at the next change, reconnect or heartbeat)", approvals.Visible(msg))
+			r.logf("%s (retrying)", approvals.Visible(msg))
 		}
-		return
+		return false
 	}
 	if r.failing != "" {
 		r.logf("publishing again")
 		r.failing = ""
 	}
+	return true
 }
 
 func (r *Relay) syncLocked(ctx context.Context, beat bool) error {

@@ -29,7 +29,7 @@ func connectNATS(o cli.NATSOptions, name string, log io.Writer, reconnected *ato
 		return nil, "", fmt.Errorf("--machine: %w", err)
 	}
 	nc, err := natsrelay.Connect(natsrelay.ConnOptions{URL: o.URL, Creds: o.Creds, NKey: o.NKey, TLSCA: o.TLSCA,
-		Name: name + " " + machine, Log: log, Reconnected: func() {
+		Name: name + " " + machine, Machine: machine, Log: log, Reconnected: func() {
 			if f := reconnected.Load(); f != nil {
 				(*f)()
 			}
