@@ -24,7 +24,7 @@ type ConnOptions struct {
 	// _INBOX_<machine>.*, so NATS permissions can keep each machine's
 	// replies its own (examples/relay/nats-server.conf).
 	Machine string
-	Log   io.Writer
+	Log     io.Writer
 	// Reconnected is called each time the connection comes back.
 	Reconnected func()
 }
