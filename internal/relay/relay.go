@@ -49,6 +49,9 @@ type Relay struct {
 
 	resync chan struct{}
 	syncs  atomic.Int64 // how many syncs ran (the idle test counts them)
+
+	reconnected atomic.Bool                        // resync whole at the next sync
+	inFlight    atomic.Pointer[context.CancelFunc] // ends the sync in flight
 }
 
 // New makes a relay; Run starts it.
@@ -88,9 +91,13 @@ func (r *Relay) logf(format string, a ...any) {
 // server restarted without its store has lost the buckets). Connect wires
 // it; call it from a nats.ReconnectHandler otherwise.
 func (r *Relay) Reconnected() {
-	r.mu.Lock()
-	r.full = true
-	r.mu.Unlock()
+	// Not under r.mu: a sync in flight holds it while it waits on the old
+	// connection's replies. It is cut short instead, and the next one
+	// starts at once.
+	r.reconnected.Store(true)
+	if cancel := r.inFlight.Load(); cancel != nil {
+		(*cancel)()
+	}
 	select {
 	case r.resync <- struct{}{}:
 	default:
@@ -162,6 +169,13 @@ func (r *Relay) sync(ctx context.Context, beat bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.syncs.Add(1)
+	if r.reconnected.Swap(false) {
+		r.full = true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r.inFlight.Store(&cancel)
+	defer r.inFlight.Store(nil)
 	err := r.syncLocked(ctx, beat || r.full)
 	if err != nil {
 		r.full = true
@@ -179,8 +193,6 @@ func (r *Relay) sync(ctx context.Context, beat bool) bool {
 }
 
 func (r *Relay) syncLocked(ctx context.Context, beat bool) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	if err := r.buckets(ctx); err != nil {
 		return err
 	}

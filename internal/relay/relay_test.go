@@ -21,7 +21,7 @@ import (
 
 // startNATS runs an embedded server with JetStream on loopback (port 0:
 // any free one), its store in dir.
-func startNATS(t *testing.T, dir string, port int) *server.Server {
+func startNATS(t testing.TB, dir string, port int) *server.Server {
 	t.Helper()
 	if port == 0 {
 		port = -1
@@ -54,7 +54,7 @@ type machine struct {
 }
 
 // startMachine runs a relay for a new state dir.
-func startMachine(t *testing.T, url, name string, every time.Duration) *machine {
+func startMachine(t testing.TB, url, name string, every time.Duration) *machine {
 	t.Helper()
 	m := &machine{name: name, dir: filepath.Join(t.TempDir(), name), done: make(chan error, 1)}
 	m.q = approvals.New(m.dir)
@@ -81,7 +81,7 @@ func startMachine(t *testing.T, url, name string, every time.Duration) *machine 
 }
 
 // startInbox follows the buckets as interceptor-http inbox --nats does.
-func startInbox(t *testing.T, url, from string) *Inbox {
+func startInbox(t testing.TB, url, from string) *Inbox {
 	t.Helper()
 	var in atomic.Pointer[Inbox]
 	nc, err := Connect(ConnOptions{URL: url, Name: "inbox", Reconnected: func() {
