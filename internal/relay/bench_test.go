@@ -122,3 +122,28 @@ func waitFor(b *testing.B, seen chan string, id string) {
 		}
 	}
 }
+
+// BenchmarkOpen1000 is one read of what waits by a page following 10
+// machines with 100 open requests each (the issue's 1,000 across 10): the
+// inbox's copy of the bucket, sorted, reachability checked. The page's
+// stream does this at each change.
+func BenchmarkOpen1000(b *testing.B) {
+	in := &Inbox{reqs: map[string]Entry{}, pres: map[string]Presence{}, changed: make(chan struct{})}
+	now := time.Now()
+	for m := range 10 {
+		name := "machine-" + string(rune('a'+m))
+		in.pres[name] = Presence{Machine: name, At: now, EveryMS: 10000}
+		for i := range 100 {
+			id := name + "-" + time.Duration(i).String()
+			in.reqs[requestKey(name, id)] = Entry{Machine: name, Request: Wire{ID: id, Status: "pending", Client: "claude-code",
+				Tool: "Bash", Input: `{"command":"make test"}`, Created: now.Add(time.Duration(i) * time.Millisecond)}}
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		open, _ := in.Open(context.Background())
+		if len(open) != 1000 {
+			b.Fatal(len(open))
+		}
+	}
+}

@@ -211,11 +211,14 @@ func (in *Inbox) Open(context.Context) ([]inbox.Open, error) {
 			Unreachable: !in.pres[m].Reachable(now)})
 	}
 	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].Request, out[j].Request
-		if !a.Created.Equal(b.Created) {
-			return a.Created.Before(b.Created)
+		a, b := &out[i], &out[j]
+		if !a.Request.Created.Equal(b.Request.Created) {
+			return a.Request.Created.Before(b.Request.Created)
 		}
-		return out[i].Machine+a.ID < out[j].Machine+b.ID
+		if a.Machine != b.Machine {
+			return a.Machine < b.Machine
+		}
+		return a.Request.ID < b.Request.ID
 	})
 	return out, nil
 }
