@@ -361,3 +361,36 @@ func TestNATSLosesItsStore(t *testing.T) {
 		t.Fatalf("deciding after the restart: %+v %v", r, err)
 	}
 }
+
+// A human tool's question is answered through NATS as `approvals answer`
+// answers it: once; allow or deny is refused for it, and an answer for an
+// approval.
+func TestAnswerThroughNATS(t *testing.T) {
+	ns := startNATS(t, t.TempDir(), 0)
+	box := startMachine(t, natsURL(ns), "devbox", time.Hour)
+	in := startInbox(t, natsURL(ns), "desk")
+	q, err := box.q.Enqueue(approvals.Request{Client: "claude-code", Session: "S", Tool: "request_access", Input: `{"what":"prod"}`,
+		Kind: approvals.KindInput, Mode: approvals.ModeHold, Deadline: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := until(t, in, "the question", func(o []inbox.Open) bool { return len(o) == 1 })
+	if open[0].Request.Kind != approvals.KindInput {
+		t.Errorf("the question shows as %+v", open[0].Request)
+	}
+	ctx := context.Background()
+	if _, err := in.Decide(ctx, "devbox", q.ID, hooks.Decision{Allow: true, By: "inbox"}); err == nil {
+		t.Error("a question was allowed")
+	}
+	r, err := in.Answer(ctx, "devbox", q.ID, "read-only, for an hour", "inbox (pid 2)")
+	if err != nil || r.Status != approvals.Answered {
+		t.Fatalf("answer: %+v %v", r, err)
+	}
+	if s, _ := box.q.Get(q.ID); s.Answer != "read-only, for an hour" || !strings.HasSuffix(s.DecidedBy, "on machine desk, through NATS (relay of devbox)") {
+		t.Errorf("stored %+v", s)
+	}
+	if _, err := in.Answer(ctx, "devbox", q.ID, "again", "inbox"); !errors.Is(err, approvals.ErrDecided) {
+		t.Errorf("a second answer: %v", err)
+	}
+	until(t, in, "withdrawn", func(o []inbox.Open) bool { return len(o) == 0 })
+}
