@@ -187,6 +187,7 @@
 
   function who(it) {
     const parts = [];
+    if (it.machine) parts.push(el('span', {class: 'machine'}, 'machine ', el('b', {text: it.machine}), it.unreachable ? ' (unreachable: its relay is silent)' : ''));
     if (it.child) parts.push(el('span', {}, 'child ', el('b', {text: it.child})));
     if (it.chat) parts.push(el('a', {href: '#chat=' + encodeURIComponent(it.chat), text: 'chat ' + it.chat.replace(/^.*-/, '')}));
     parts.push(el('span', {}, 'client ', el('b', {text: it.client || '?'})));
@@ -418,7 +419,7 @@
       const form = el('form', {class: 'answer', onsubmit: (ev) => {
         ev.preventDefault();
         if (!answer.value.trim()) { err.textContent = 'the answer is empty'; return; }
-        run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value}); done(r.status); });
+        run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value, machine: it.machine}); done(r.status); });
       }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, submit));
       c.append(form, err);
       return c;
@@ -437,7 +438,7 @@
     const cutNote = it.input_cut ? el('p', {class: 'note'},
       'Input cut: ' + it.input.length + ' of ' + it.input_cut + ' characters shown; allowing waits until you have seen all of it. ',
       el('button', {type: 'button', class: 'show-all', text: 'Show all', onclick: () => run(async () => {
-        const r = await get('/api/request?id=' + encodeURIComponent(it.id));
+        const r = await get('/api/request?id=' + encodeURIComponent(it.id) + (it.machine ? '&machine=' + encodeURIComponent(it.machine) : ''));
         input.show(r.input);
         editor.value = r.input;
         whole = true;
@@ -449,7 +450,7 @@
 
     const reason = el('input', {type: 'text', class: 'reason', placeholder: 'Message to the model (why, for a deny)', 'aria-label': 'message'});
     const decide = (allow, extra, what) => guarded(c, () => run(async () => {
-      const r = await post('/api/decide', Object.assign({id: it.id, allow, message: reason.value}, extra && extra()));
+      const r = await post('/api/decide', Object.assign({id: it.id, allow, message: reason.value, machine: it.machine}, extra && extra()));
       done(r.status + (what || ''));
     }));
     const allow = el('button', {type: 'button', class: 'allow', text: 'Allow', onclick: decide(true)});
