@@ -96,3 +96,47 @@ func TestSourceNamesMachines(t *testing.T) {
 		t.Errorf("an unreachable machine: %d %s", w.Code, w.Body.String())
 	}
 }
+
+// Rules stay on each machine: another machine's card offers no "Always"
+// (elsewhere, no rule prefix) and a rule asked from it is refused with
+// nothing made or decided, even when this machine's queue holds a request
+// of the same id; this machine's card (machine "") makes its rule here
+// and is decided through the source.
+func TestRulesStayOnTheirMachine(t *testing.T) {
+	src := &fakeSource{}
+	s := newServer(t, Options{Source: src})
+	q := approvals.New(s.opts.StateDir)
+	src.localSource = localSource{q: q}
+	mine := enqueue(t, q, approvals.Request{Client: "claude-code", Session: "s1", Tool: "Bash", Cwd: "/p", Project: "/p",
+		Input: `{"command":"git status"}`})
+	src.open = []Open{
+		{Request: q.Viewer().Request(mine)},
+		{Machine: "devbox", Request: approvals.Request{ID: mine.ID, Status: approvals.Pending, Client: "claude-code",
+			Tool: "Bash", Input: `{"command":"git status"}`, Project: "/p", Created: time.Now()}},
+	}
+	var p pending
+	w := s.do(s.req("GET", "/api/pending", ""))
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || len(p.Items) != 2 {
+		t.Fatalf("pending: %s", w.Body.String())
+	}
+	if it := p.Items[0]; it.Elsewhere || it.RuleKind != "command" {
+		t.Errorf("this machine's card: %+v", it)
+	}
+	if it := p.Items[1]; !it.Elsewhere || it.RuleKind != "" || it.RulePrefix != "" {
+		t.Errorf("devbox's card: %+v", it)
+	}
+	w = s.do(s.req("POST", "/api/rules/add", `{"id":`+js(mine.ID)+`,"allow":true,"scope":"everywhere","shape":"tool","machine":"devbox"}`))
+	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "rules stay on each machine") {
+		t.Errorf("a rule from devbox's card: %d %s", w.Code, w.Body.String())
+	}
+	if rs, err := q.Rules(); err != nil || len(rs) != 0 || len(src.decided) != 0 {
+		t.Fatalf("after a refused rule: rules %+v %v, decided %v", rs, err, src.decided)
+	}
+	w = s.do(s.req("POST", "/api/rules/add", `{"id":`+js(mine.ID)+`,"allow":true,"scope":"project","shape":"prefix"}`))
+	if w.Code != http.StatusOK {
+		t.Fatalf("a rule from this machine's card: %d %s", w.Code, w.Body.String())
+	}
+	if rs, err := q.Rules(); err != nil || len(rs) != 1 || rs[0].CommandPrefix != "git status" || strings.Join(src.decided, ",") != "/"+mine.ID+":allow" {
+		t.Fatalf("after this machine's rule: rules %+v %v, decided %v", rs, err, src.decided)
+	}
+}
