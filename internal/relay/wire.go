@@ -81,20 +81,24 @@ type Entry struct {
 // Wire is the part of an approvals.Request a remote page shows and acts
 // on.
 type Wire struct {
-	ID          string    `json:"id"`
-	Kind        string    `json:"kind,omitempty"`
-	Mode        string    `json:"mode,omitempty"`
-	Status      string    `json:"status"`
-	Client      string    `json:"client"`
-	Session     string    `json:"session,omitempty"`
-	Tool        string    `json:"tool"`
-	Input       string    `json:"input"` // JSON text
-	InputSchema string    `json:"input_schema,omitempty"`
-	Origin      string    `json:"origin,omitempty"`
-	Chat        string    `json:"chat,omitempty"`
-	ToolUseID   string    `json:"tool_use_id,omitempty"`
-	Created     time.Time `json:"created"`
-	Deadline    time.Time `json:"deadline,omitzero"`
+	ID          string `json:"id"`
+	Kind        string `json:"kind,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+	Status      string `json:"status"`
+	Client      string `json:"client"`
+	Session     string `json:"session,omitempty"`
+	Tool        string `json:"tool"`
+	Input       string `json:"input"` // JSON text
+	InputSchema string `json:"input_schema,omitempty"`
+	Origin      string `json:"origin,omitempty"`
+	Chat        string `json:"chat,omitempty"`
+	ToolUseID   string `json:"tool_use_id,omitempty"`
+	// Cwd and Project are the session's working directory and project:
+	// every card names them (issue 31), another machine's too.
+	Cwd      string    `json:"cwd,omitempty"`
+	Project  string    `json:"project,omitempty"`
+	Created  time.Time `json:"created"`
+	Deadline time.Time `json:"deadline,omitzero"`
 }
 
 // wire makes a request, masked by the queue's Viewer already, what may
@@ -103,7 +107,7 @@ func wire(r approvals.Request) Wire {
 	v := approvals.Visible
 	w := Wire{ID: r.ID, Kind: v(r.Kind), Mode: v(r.Mode), Status: string(r.Status), Client: v(r.Client),
 		Session: v(r.Session), Tool: v(r.Tool), Input: approvals.VisibleJSON(r.Input), Origin: v(r.Origin),
-		Chat: v(r.Chat), ToolUseID: v(r.ToolUseID), Created: r.Created, Deadline: r.Deadline}
+		Chat: v(r.Chat), ToolUseID: v(r.ToolUseID), Cwd: v(r.Cwd), Project: v(r.Project), Created: r.Created, Deadline: r.Deadline}
 	if r.InputSchema != "" {
 		w.InputSchema = approvals.VisibleJSON(r.InputSchema)
 	}
@@ -114,7 +118,7 @@ func wire(r approvals.Request) Wire {
 func (w Wire) Request() approvals.Request {
 	return approvals.Request{ID: w.ID, Kind: w.Kind, Mode: w.Mode, Status: approvals.Status(w.Status), Client: w.Client,
 		Session: w.Session, Tool: w.Tool, Input: w.Input, InputSchema: w.InputSchema, Origin: w.Origin, Chat: w.Chat,
-		ToolUseID: w.ToolUseID, Created: w.Created, Deadline: w.Deadline}
+		ToolUseID: w.ToolUseID, Cwd: w.Cwd, Project: w.Project, Created: w.Created, Deadline: w.Deadline}
 }
 
 // Presence is a relay's heartbeat: an inbox shows a machine whose last
