@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -467,6 +468,13 @@ func (p *browserPage) nextCard(box string, seen map[string]bool, timeout time.Du
 	return c, at
 }
 
+// asksStepTwo reports whether a card's box shows next_step "two": as a
+// readable card's "key: value" line (internal/present), or as JSON where
+// the card has none.
+func asksStepTwo(input string) bool {
+	return strings.Contains(input, `"step": "two"`) || slices.Contains(strings.Split(input, "\n"), "step: two")
+}
+
 func keys(m map[string]bool) []string {
 	out := []string{}
 	for k := range m {
@@ -587,7 +595,7 @@ func runInboxApprovals(t *testing.T, cc *childClient, name string) {
 			box = "#chat-pending"
 		}
 		sel := fmt.Sprintf(`%s article.card[data-id=%q]`, box, c.ID)
-		deny := strings.Contains(c.Input, `"step": "two"`)
+		deny := asksStepTwo(c.Input)
 		edit := strings.HasSuffix(c.Tool, "echo")
 		switch {
 		case edit:

@@ -101,7 +101,7 @@ func TestRelayTwoMachines(t *testing.T) {
 			t.Errorf("card %+v for request %+v of machine %s", c, r, m.name)
 		}
 		sel := fmt.Sprintf(`#waiting-list article.card[data-id=%q]`, c.ID)
-		deny := strings.Contains(c.Input, `"step": "two"`)
+		deny := asksStepTwo(c.Input)
 		if deny {
 			p.fill(sel+" input.reason", denyMessage)
 			p.press(sel, "button.deny")
