@@ -87,6 +87,7 @@ func TestInboxReadableCardsClaudeCode(t *testing.T) {
 	sc.write(sc.path("settings.json"), mustJSON(map[string]any{"hooks": map[string]any{"PreToolUse": []any{
 		map[string]any{"matcher": "Bash|Edit|Write", "hooks": []any{map[string]any{"type": "command", "command": hook, "timeout": 150}}}}}}))
 	ib := startInbox(t, sc, "")
+	defer ib.stop() // before killLeftovers, which would take it for the client's
 	p := openBrowser(t, sc)
 	defer func() {
 		if t.Failed() {
@@ -127,7 +128,7 @@ func TestInboxReadableCardsClaudeCode(t *testing.T) {
 		t.Fatalf("the Bash request: %s", got.Status)
 	}
 	rules, err := q.Rules()
-	if err != nil || len(rules) != 1 || rules[0].Scope != approvals.ScopeProject || rules[0].Project != sc.proj || rules[0].CommandPrefix == "" {
+	if err != nil || len(rules) != 1 || rules[0].Scope != approvals.ScopeProject || rules[0].Project != sc.proj || rules[0].Command != "echo one\necho two" {
 		t.Fatalf("rules after Always allow: %+v %v", rules, err)
 	}
 	t.Logf("rule made on the page: %s", rules[0].Describe())

@@ -92,7 +92,7 @@ func Gate(ctx context.Context, p Policy, g Gated) (reply []byte, trace string, e
 		input = "{}"
 	}
 	cwd, projectDir := ev.Cwd(), ""
-	if ev.Client.Name() == "claude-code" {
+	if ev.Client.Name() == hooks.ClaudeCodeClient.Name {
 		projectDir = os.Getenv("CLAUDE_PROJECT_DIR") // Claude Code sets it for its hooks
 	}
 	d, err := New(g.StateDir).Ask(ctx, p, Call{

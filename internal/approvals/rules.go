@@ -57,6 +57,10 @@ type Rule struct {
 	// operator (; & | ` $( < > and line breaks): "git status" matches
 	// "git status -s", never "git status; rm -rf ~".
 	CommandPrefix string `json:"command_prefix,omitempty"`
+	// Command narrows a shell tool's rule to exactly this command (leading
+	// and trailing blanks aside): any command, operators and line breaks
+	// included, since nothing can follow it.
+	Command string `json:"command,omitempty"`
 	// PathPrefix narrows a file tool's rule to files under this directory
 	// (absolute; a relative file path is taken from the call's Cwd).
 	PathPrefix string    `json:"path_prefix,omitempty"`
@@ -73,6 +77,9 @@ func (r Rule) Describe() string {
 	s := fmt.Sprintf("rule %s: always %s %s %s", r.ID, verb, r.Client, r.Tool)
 	if r.CommandPrefix != "" {
 		s += fmt.Sprintf(" command %q…", r.CommandPrefix)
+	}
+	if r.Command != "" {
+		s += fmt.Sprintf(" exactly %q", r.Command)
 	}
 	if r.PathPrefix != "" {
 		s += " under " + r.PathPrefix
@@ -108,6 +115,9 @@ func (r Rule) check() error {
 	}
 	if r.CommandPrefix != "" && (r.PathPrefix != "" || strings.ContainsAny(r.CommandPrefix, shellOps)) {
 		return fmt.Errorf("command prefix %q: no shell operators, and not with a path prefix", r.CommandPrefix)
+	}
+	if r.Command != "" && (r.CommandPrefix != "" || r.PathPrefix != "") {
+		return errors.New("an exact command goes with no prefix")
 	}
 	if r.PathPrefix != "" && !filepath.IsAbs(r.PathPrefix) {
 		return fmt.Errorf("path prefix %q: must be absolute", r.PathPrefix)
@@ -145,6 +155,12 @@ func (r Rule) Matches(c Call) bool {
 		}
 		rest, ok := strings.CutPrefix(strings.TrimSpace(cmd.Str), r.CommandPrefix)
 		if !ok || rest != "" && rest[0] != ' ' || strings.ContainsAny(rest, shellOps) {
+			return false
+		}
+	}
+	if r.Command != "" {
+		cmd := in.Get("command")
+		if cmd.Type != gjson.String || strings.TrimSpace(cmd.Str) != r.Command {
 			return false
 		}
 	}
@@ -357,8 +373,9 @@ func (s *Store) ruled(c Call, rule Rule) (hooks.Decision, error) {
 
 // Shapes of a rule made from a request (RuleFor).
 const (
-	ShapeTool   = "tool"   // every call of the tool
-	ShapePrefix = "prefix" // the tool with this command or path prefix
+	ShapeTool    = "tool"    // every call of the tool
+	ShapePrefix  = "prefix"  // the tool with this command or path prefix
+	ShapeCommand = "command" // the tool with exactly this command
 )
 
 // RuleFor makes the rule "always allow (or deny) calls like r" in scope:
@@ -376,6 +393,12 @@ func RuleFor(r Request, allow bool, scope, shape, prefix, by string) (Rule, erro
 	}
 	switch shape {
 	case ShapeTool:
+	case ShapeCommand:
+		cmd := gjson.Get(r.Input, "command")
+		if cmd.Type != gjson.String || strings.TrimSpace(cmd.Str) == "" {
+			return Rule{}, fmt.Errorf("request %s: %s has no command", r.ID, r.Tool)
+		}
+		rule.Command = strings.TrimSpace(cmd.Str)
 	case ShapePrefix:
 		kind, suggested := Suggest(r)
 		if prefix == "" {
@@ -393,7 +416,7 @@ func RuleFor(r Request, allow bool, scope, shape, prefix, by string) (Rule, erro
 			return Rule{}, fmt.Errorf("request %s: no prefix", r.ID)
 		}
 	default:
-		return Rule{}, fmt.Errorf("shape %q: want tool or prefix", shape)
+		return Rule{}, fmt.Errorf("shape %q: want tool, command or prefix", shape)
 	}
 	return rule, rule.check()
 }

@@ -42,6 +42,13 @@ func TestRuleMatches(t *testing.T) {
 	if !sess.Matches(bash("anything")) || sess.Matches(Call{Client: "claude-code", Tool: "Bash", Session: "s2"}) {
 		t.Error("a session rule matched wrongly")
 	}
+	exact := Rule{Allow: true, Scope: ScopeProject, Project: "/p", Client: "claude-code", Tool: "Bash", Command: "echo one\necho two"}
+	for cmd, want := range map[string]bool{"echo one\necho two": true, " echo one\necho two\n": true, "echo one": false,
+		"echo one\necho two; rm -rf ~": false, "echo one\necho two\nrm x": false} {
+		if got := exact.Matches(bash(cmd)); got != want {
+			t.Errorf("exact command on %q: %t", cmd, got)
+		}
+	}
 	path := Rule{Allow: true, Scope: ScopeEverywhere, Client: "claude-code", Tool: "Edit", PathPrefix: "/p/src"}
 	for p, want := range map[string]bool{"/p/src/a.go": true, "/p/src": true, "../src/b.go": true, "/p/srcx/a": false,
 		"/p/src/../../etc/x": false, "x.go": false} {

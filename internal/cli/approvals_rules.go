@@ -72,9 +72,9 @@ func newRulesListCmd(io *IO) *cobra.Command {
 func newRulesAddCmd(io *IO) *cobra.Command {
 	f := &approvalsFlags{}
 	var allow, deny bool
-	var from, scope, client, tool, session, project, cmdPrefix, pathPrefix string
+	var from, scope, client, tool, session, project, cmdPrefix, pathPrefix, command string
 	cmd := &cobra.Command{
-		Use:   "add (--allow | --deny) [--from ID | --client C --tool T] [--scope session|project|everywhere] [--command-prefix P | --path-prefix DIR]",
+		Use:   "add (--allow | --deny) [--from ID | --client C --tool T] [--scope session|project|everywhere] [--command C | --command-prefix P | --path-prefix DIR]",
 		Short: "Add a rule, from a request (--from) or spelled out",
 		Long: `--from ID takes the client, tool, session and project of request ID
 (and with --command-prefix or --path-prefix "" nothing more); without it give
@@ -89,7 +89,7 @@ func newRulesAddCmd(io *IO) *cobra.Command {
 				return err
 			}
 			rule := approvals.Rule{Allow: allow, Scope: scope, Client: client, Tool: tool, Session: session, Project: project,
-				CommandPrefix: cmdPrefix, PathPrefix: pathPrefix, By: approvals.Decider("cli")}
+				CommandPrefix: cmdPrefix, PathPrefix: pathPrefix, Command: command, By: approvals.Decider("cli")}
 			if from != "" {
 				r, err := q.Get(from)
 				if err != nil {
@@ -98,6 +98,9 @@ func newRulesAddCmd(io *IO) *cobra.Command {
 				shape, prefix := approvals.ShapeTool, ""
 				if c.Flags().Changed("command-prefix") || c.Flags().Changed("path-prefix") {
 					shape, prefix = approvals.ShapePrefix, cmdPrefix+pathPrefix
+				}
+				if c.Flags().Changed("command") {
+					shape = approvals.ShapeCommand
 				}
 				if rule, err = approvals.RuleFor(r, allow, scope, shape, prefix, rule.By); err != nil {
 					return err
@@ -123,6 +126,7 @@ func newRulesAddCmd(io *IO) *cobra.Command {
 	fl.StringVar(&project, "project", "", "the project dir (scope project)")
 	fl.StringVar(&cmdPrefix, "command-prefix", "", "only commands that start with this (then a space and plain words)")
 	fl.StringVar(&pathPrefix, "path-prefix", "", "only files under this absolute directory")
+	fl.StringVar(&command, "command", "", `only exactly this command (with --from, "" takes the request's)`)
 	return cmd
 }
 

@@ -500,11 +500,14 @@
       it.project ? el('option', {value: 'project', text: 'in this project'}) : null,
       el('option', {value: 'everywhere', text: 'everywhere'}));
     if (it.project) scope.value = 'project';
+    const exact = it.rule_kind === 'command';
     const shape = el('select', {class: 'rule-shape', 'aria-label': 'rule shape'},
       el('option', {value: 'tool', text: 'every ' + it.tool + ' call'}),
+      exact ? el('option', {value: 'command', text: 'exactly this command'}) : null,
       it.rule_kind && it.rule_prefix ? el('option', {value: 'prefix',
         text: it.rule_kind === 'command' ? 'commands starting “' + it.rule_prefix + '”' : 'files under ' + it.rule_prefix}) : null);
-    if (it.rule_kind && it.rule_prefix) shape.value = 'prefix';
+    if (exact) shape.value = 'command';
+    else if (it.rule_kind && it.rule_prefix) shape.value = 'prefix';
     const make = (allowIt) => guarded(c, () => {
       if (allowIt && !whole()) { toast('Show all of the input first.'); return; }
       run(async () => {
