@@ -415,7 +415,9 @@ func (p *browserPage) clickJS(sel string) {
 func (p *browserPage) press(card, button string) {
 	p.t.Helper()
 	sel := card + " " + button
-	evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'nearest'}), true)`, sel))
+	// Centred, as a person reading the card has it: at the bottom edge the
+	// page's floating "new request" bar can lie over it.
+	evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'center'}), true)`, sel))
 	for try := 1; ; try++ {
 		x, y := p.center(sel)
 		p.do(10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, x, y))
