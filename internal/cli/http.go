@@ -23,6 +23,9 @@ type HTTP struct {
 	// Auth runs auth's subcommand r.Sub (login until ctx ends or a
 	// signal stops it).
 	Auth func(ctx context.Context, r *AuthRun, io *IO) error
+	// NATSRelay runs relay until ctx ends or a signal stops it. It links
+	// the NATS client, which interceptor must not (docs/relay.md).
+	NATSRelay func(ctx context.Context, r *RelayRun, io *IO) error
 }
 
 // ProxyRun is what one proxy runs: the rewriter's config, and either the
@@ -45,6 +48,7 @@ type InboxRun struct {
 	NotifyJSON       bool
 	Desktop          bool
 	NewKey           bool
+	NATS             NATSOptions // URL set: every machine's requests, through NATS
 }
 
 // AuthRun is one auth subcommand, its flags read.

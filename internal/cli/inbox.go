@@ -22,6 +22,7 @@ type inboxOptions struct {
 	notifyJSON  bool
 	desktop     bool
 	newKey      bool
+	nats        NATSOptions
 }
 
 // run reads the flags into what the page is served with.
@@ -35,7 +36,7 @@ func (o *inboxOptions) run() (*InboxRun, error) {
 		return nil, err
 	}
 	return &InboxRun{StateDir: dir, Listen: o.listen, AllowRemote: o.allowRemote, Notify: notify,
-		NotifyJSON: o.notifyJSON, Desktop: o.desktop, NewKey: o.newKey}, nil
+		NotifyJSON: o.notifyJSON, Desktop: o.desktop, NewKey: o.newKey, NATS: o.nats}, nil
 }
 
 // notifyURL is the URL --notify, --notify-env or --notify-file gives (at
@@ -104,7 +105,13 @@ or logged. On Linux a desktop notification is shown too when notify-send is
 on PATH (--desktop=false turns it off).
 
 The page is built into interceptor-http (the release's second binary), not
-into interceptor, whose hooks must start fast. See docs/inbox.md.`,
+into interceptor, whose hooks must start fast. See docs/inbox.md.
+
+--nats URL shows the requests of every machine whose relay publishes to that
+NATS server (interceptor-http relay), each card naming its machine, and
+decides through NATS; a machine whose relay is silent has its requests shown
+as unreachable. History, the children and their chats stay this machine's.
+See docs/relay.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if serve == nil {
@@ -126,6 +133,7 @@ into interceptor, whose hooks must start fast. See docs/inbox.md.`,
 	f.StringVar(&o.notifyFile, "notify-file", "", "the --notify URL is in this file (0600, yours)")
 	f.BoolVar(&o.notifyJSON, "notify-json", false, "send --notify a JSON object (text, title, tool, child, client, link) instead of text")
 	f.BoolVar(&o.desktop, "desktop", true, "show a desktop notification too where there is a way (notify-send on PATH)")
+	natsFlags(cmd, &o.nats, ": show every machine's requests (each machine runs interceptor-http relay) and decide through NATS")
 	f.BoolVar(&o.newKey, "new-key", false, "replace the page's key (state dir's inbox/key) before serving: open tabs stop working, the new URL works")
 	return cmd
 }

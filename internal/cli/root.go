@@ -163,6 +163,7 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 		newDeliverCmd(io),
 		newInboxCmd(io, f.HTTP.Inbox),
 		newAuthCmd(io, f.HTTP.Auth),
+		newRelayCmd(io, f.HTTP.NATSRelay),
 	)
 	return withSubcommands(root)
 }

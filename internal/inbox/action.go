@@ -34,11 +34,13 @@ type (
 		Allow        *bool   `json:"allow"`
 		Message      string  `json:"message"`
 		UpdatedInput *string `json:"updated_input"`
+		Machine      string  `json:"machine"` // "" this one (Source)
 	}
 	// answerAction answers a human tool's question.
 	answerAction struct {
-		ID     *string `json:"id"`
-		Answer string  `json:"answer"`
+		ID      *string `json:"id"`
+		Answer  string  `json:"answer"`
+		Machine string  `json:"machine"`
 	}
 )
 

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"context"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/tidwall/gjson"
@@ -47,12 +48,24 @@ type childrenList struct {
 // childrenView lists every child and its latest chats. It reads each
 // listed chat's state and the tail of its log (children.Chat.State, Total):
 // nothing grows with a chat's length.
-func (s *Server) childrenView() (childrenList, error) {
-	open, err := s.q.Pending()
+func (s *Server) childrenView(ctx context.Context) (childrenList, error) {
+	open, err := s.src.Open(ctx)
 	if err != nil {
 		return childrenList{}, err
 	}
-	return s.childrenOf(open)
+	return s.childrenOf(s.here(open))
+}
+
+// here is what of open this machine's queue holds: the children and their
+// chats are this machine's.
+func (s *Server) here(open []Open) []approvals.Request {
+	out := []approvals.Request{}
+	for _, o := range open {
+		if s.src.Here(o.Machine) {
+			out = append(out, o.Request)
+		}
+	}
+	return out
 }
 
 // childrenOf is childrenView with the open requests read already (only
@@ -134,16 +147,16 @@ type chatEvents struct {
 // chatView reads a chat's events from seq from (at most maxEventsRead).
 // The state is read first: it may end the chat of a dead runner, and the
 // events read next then include that end.
-func (s *Server) chatView(chat *children.Chat, from int) (chatEvents, error) {
+func (s *Server) chatView(ctx context.Context, chat *children.Chat, from int) (chatEvents, error) {
 	if from < 0 {
 		from = 0
 	}
-	all, err := s.q.Pending()
+	all, err := s.src.Open(ctx)
 	if err != nil {
 		return chatEvents{}, err
 	}
 	open := []approvals.Request{}
-	for _, r := range all {
+	for _, r := range s.here(all) {
 		if r.Chat == chat.ID {
 			open = append(open, r)
 		}

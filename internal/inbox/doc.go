@@ -26,7 +26,9 @@
 // The files: server.go is the server (Listen, Serve, the routes); key.go
 // the key file; auth.go the handshake, sessions, Host and Origin checks;
 // view.go renders requests, children and events for the page; stream.go
-// the server-sent events; notify.go the notifications.
+// the server-sent events; notify.go the notifications; source.go where the
+// open requests come from and decisions go (this machine's queue, or every
+// machine's through internal/relay).
 //
 // The package uses net/http, so only interceptor-http (through
 // internal/cli/httpcmd) links it: the hook binary's start-up stays as it is.

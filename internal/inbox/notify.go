@@ -31,6 +31,7 @@ import (
 // note is one request that started waiting.
 type note struct {
 	ID, Kind, Tool, Child, Client string
+	Machine                       string // "" this one (Source)
 }
 
 func (n note) title() string {
@@ -46,6 +47,9 @@ func (n note) text(link string) string {
 		what = "asks you a question"
 	}
 	var who []string
+	if n.Machine != "" {
+		who = append(who, "machine "+n.Machine)
+	}
 	if n.Child != "" {
 		who = append(who, "child "+n.Child)
 	}
@@ -178,16 +182,17 @@ func (n *notifier) watch(ctx context.Context, q Source, kids *children.Store) {
 	go n.send(ctx)
 	var seen map[string]bool
 	err := q.Changes(ctx, func() bool {
-		rs, err := q.Pending()
+		open, err := q.Open(ctx)
 		if err != nil {
 			n.logf("reading the queue for notifications: %v", err)
 			return true
 		}
 		now := map[string]bool{}
-		for _, r := range rs {
-			now[r.ID] = true
-			if seen != nil && !seen[r.ID] {
-				n.add(n.noteOf(r, kids))
+		for _, o := range open {
+			key := o.Machine + "/" + o.Request.ID
+			now[key] = true
+			if seen != nil && !seen[key] {
+				n.add(n.noteOf(o, q.Here(o.Machine), kids))
 			}
 		}
 		if seen == nil {
@@ -209,15 +214,20 @@ func (n *notifier) add(x note) {
 	}
 }
 
-// noteOf is a request as a notification names it. The tool name comes
-// from the model (permit takes any): it is masked with the session's held
-// tokens, made Visible, and cut.
-func (n *notifier) noteOf(r approvals.Request, kids *children.Store) note {
-	x := note{ID: r.ID, Kind: "approval", Client: vis(r.Client)}
+// noteOf is an open request as a notification names it. The tool name
+// comes from the model (permit takes any): it is masked with the
+// session's held tokens, made Visible, and cut. Another machine's request
+// (here false) comes masked by its relay and names its child itself.
+func (n *notifier) noteOf(o Open, here bool, kids *children.Store) note {
+	r := o.Request
+	x := note{ID: r.ID, Kind: "approval", Client: vis(r.Client), Machine: vis(o.Machine), Child: vis(o.Child)}
 	if r.IsInput() {
 		x.Kind = "question"
 	}
 	x.Tool = cut(vis(approvals.LoadSecrets(state.New(n.stateDir), r.Session, "").MaskText(r.Tool)), 80)
+	if !here || x.Child != "" {
+		return x
+	}
 	if id, _, err := children.ParseChatID(r.Chat); err == nil {
 		if c, err := kids.Get(id); err == nil {
 			x.Child = vis(c.Name)
@@ -260,7 +270,7 @@ func (n *notifier) post(ctx context.Context, x note) error {
 	ctype := "text/plain; charset=utf-8"
 	if n.asJSON {
 		body, _ = json.Marshal(map[string]string{"text": x.text(n.link), "title": x.title(), "id": x.ID, "kind": x.Kind,
-			"tool": x.Tool, "child": x.Child, "client": x.Client, "link": n.link})
+			"tool": x.Tool, "child": x.Child, "client": x.Client, "machine": x.Machine, "link": n.link})
 		ctype = "application/json"
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(body))

@@ -21,6 +21,9 @@ type (
 		Scope  string  `json:"scope"`
 		Shape  string  `json:"shape"`
 		Prefix string  `json:"prefix"`
+		// Machine is the request's ("" this one): a rule is made only
+		// from a request of this machine's queue (Source.Here).
+		Machine string `json:"machine"`
 	}
 	// revokeAction revokes rule ID.
 	revokeAction struct {
@@ -39,13 +42,13 @@ type ruleItem struct {
 }
 
 func (s *Server) ruleItem(r approvals.Rule) ruleItem {
-	v := s.q.Viewer()
+	v := s.src.Viewer()
 	mask := func(x string) string { return vis(v.Request(approvals.Request{Reason: x}).Reason) }
 	return ruleItem{ID: vis(r.ID), Allow: r.Allow, Scope: vis(r.Scope), Text: mask(r.Describe()), Created: ms(r.Created), By: mask(r.By)}
 }
 
 func (s *Server) apiRules(w http.ResponseWriter, r *http.Request) {
-	rs, err := s.q.Rules()
+	rs, err := s.src.Rules()
 	if err != nil {
 		fail(w, err)
 		return
@@ -70,7 +73,12 @@ func (s *Server) apiRuleAdd(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("%w: want id (a string) and allow (true or false)", errBadRequest))
 		return
 	}
-	req, err := s.q.Get(*a.ID)
+	if !s.src.Here(a.Machine) {
+		fail(w, fmt.Errorf("%w: rules stay on each machine; make one on machine %s with interceptor approvals rules add, or decide this request once",
+			ErrElsewhere, vis(a.Machine)))
+		return
+	}
+	req, err := s.src.Held(*a.ID)
 	if err != nil {
 		fail(w, err)
 		return
@@ -80,13 +88,13 @@ func (s *Server) apiRuleAdd(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("%w: %v", errBadRequest, err))
 		return
 	}
-	if rule, err = s.q.AddRule(rule); err != nil {
+	if rule, err = s.src.AddRule(rule); err != nil {
 		fail(w, err)
 		return
 	}
 	d := hooks.Decision{Allow: rule.Allow, By: s.by + ", making " + rule.Describe()}
 	status := ""
-	if got, err := s.q.Decide(req.ID, d); err == nil {
+	if got, err := s.src.Decide(r.Context(), a.Machine, req.ID, d); err == nil {
 		status = string(got.Status)
 	} else {
 		status = "rule made; the request was not decided: " + err.Error()
@@ -104,7 +112,7 @@ func (s *Server) apiRuleRevoke(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("%w: want id", errBadRequest))
 		return
 	}
-	rule, err := s.q.RevokeRule(*a.ID)
+	rule, err := s.src.RevokeRule(*a.ID)
 	if err != nil {
 		fail(w, fmt.Errorf("%w: %v", errBadRequest, err))
 		return

@@ -50,15 +50,15 @@ type Options struct {
 	// NewKey replaces the page's key (key.go) before serving: tabs that
 	// hold the old one stop working.
 	NewKey bool
-	// Source is where the requests come from (nil: the approval queue of
-	// StateDir).
+	// Source is where the requests come from and decisions and rules go
+	// (nil: Local, the approval queue of StateDir; source.go).
 	Source Source
 }
 
 // Server is the inbox page.
 type Server struct {
 	opts     Options
-	q        Source
+	src      Source
 	kids     *children.Store
 	ln       net.Listener
 	port     string
@@ -100,9 +100,9 @@ func Listen(o Options) (*Server, error) {
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	if o.Source == nil {
-		o.Source = approvals.New(o.StateDir)
+		o.Source = Local(approvals.New(o.StateDir))
 	}
-	s := &Server{opts: o, q: o.Source, kids: children.New(o.StateDir), ln: ln, port: port,
+	s := &Server{opts: o, src: o.Source, kids: children.New(o.StateDir), ln: ln, port: port,
 		loopback: loopback, auth: newAuth(key), by: o.DecidedBy, notify: n}
 	if s.by == "" {
 		s.by = approvals.Decider("inbox")
@@ -145,7 +145,7 @@ func (s *Server) Link() string { return "http://" + s.host() + "/" }
 func (s *Server) Serve(ctx context.Context) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	go s.notify.watch(ctx, s.q, s.kids)
+	go s.notify.watch(ctx, s.src, s.kids)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -239,7 +239,9 @@ func fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, approvals.ErrUnknown), errors.Is(err, children.ErrUnknown):
 		code = http.StatusNotFound
-	case errors.Is(err, approvals.ErrDecided):
+	case errors.Is(err, ErrUnreachable):
+		code = http.StatusServiceUnavailable
+	case errors.Is(err, approvals.ErrDecided), errors.Is(err, ErrElsewhere):
 		code = http.StatusConflict
 	case errors.Is(err, errBadRequest), errors.Is(err, approvals.ErrNeedsAnswer), errors.Is(err, approvals.ErrNotInput):
 		code = http.StatusBadRequest
@@ -254,7 +256,7 @@ func fail(w http.ResponseWriter, err error) {
 var errBadRequest = errors.New("bad request")
 
 func (s *Server) apiPending(w http.ResponseWriter, r *http.Request) {
-	v, err := s.pendingView()
+	v, err := s.pendingView(r.Context())
 	if err != nil {
 		fail(w, err)
 		return
@@ -264,13 +266,15 @@ func (s *Server) apiPending(w http.ResponseWriter, r *http.Request) {
 
 // apiRequest is one request whole (a pending input the lists cut).
 func (s *Server) apiRequest(w http.ResponseWriter, r *http.Request) {
-	req, err := s.q.Get(r.URL.Query().Get("id"))
+	q := r.URL.Query()
+	req, err := s.src.Get(r.Context(), q.Get("machine"), q.Get("id"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	req = s.q.Viewer().Request(req)
-	writeJSON(w, s.item(req, s.childNames([]approvals.Request{req}), time.Now(), 0))
+	it := s.item(req, s.childNames([]approvals.Request{req}), time.Now(), 0)
+	it.Machine = vis(q.Get("machine"))
+	writeJSON(w, it)
 }
 
 func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
@@ -285,7 +289,7 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiChildren(w http.ResponseWriter, r *http.Request) {
-	v, err := s.childrenView()
+	v, err := s.childrenView(r.Context())
 	if err != nil {
 		fail(w, err)
 		return
@@ -300,7 +304,7 @@ func (s *Server) apiChat(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	v, err := s.chatView(chat, from)
+	v, err := s.chatView(r.Context(), chat, from)
 	if err != nil {
 		fail(w, err)
 		return
@@ -333,7 +337,7 @@ func (s *Server) apiDecide(w http.ResponseWriter, r *http.Request) {
 		}
 		d.UpdatedInput = *u
 	}
-	req, err := s.q.Decide(*a.ID, d)
+	req, err := s.src.Decide(r.Context(), a.Machine, *a.ID, d)
 	if err != nil {
 		fail(w, err)
 		return
@@ -353,7 +357,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("%w: want id and a non-empty answer", errBadRequest))
 		return
 	}
-	req, err := s.q.AnswerInput(*a.ID, a.Answer, s.by)
+	req, err := s.src.Answer(r.Context(), a.Machine, *a.ID, a.Answer, s.by)
 	if err != nil {
 		fail(w, err)
 		return

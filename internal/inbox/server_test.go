@@ -363,7 +363,7 @@ func TestLongInputIsCut(t *testing.T) {
 	q := approvals.New(s.opts.StateDir)
 	big := strings.Repeat("x", maxShown+100)
 	a := enqueue(t, q, approvals.Request{Tool: "t", Input: js(map[string]any{"big": big})})
-	p, err := s.pendingView()
+	p, err := s.pendingView(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,8 +82,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var lastItems, lastKids []byte
 	var err error
-	s.q.Changes(ctx, func() bool {
-		err = s.streamOnce(out, &lastItems, &lastKids)
+	s.src.Changes(ctx, func() bool {
+		err = s.streamOnce(ctx, out, &lastItems, &lastKids)
 		return err == nil && ctx.Err() == nil
 	})
 	if err != nil && ctx.Err() == nil {
@@ -91,9 +91,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) streamOnce(out *sse, lastItems, lastKids *[]byte) error {
+func (s *Server) streamOnce(ctx context.Context, out *sse, lastItems, lastKids *[]byte) error {
 	// One read of the open requests serves both views.
-	open, err := s.q.Pending()
+	open, err := s.src.Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *Server) streamOnce(out *sse, lastItems, lastKids *[]byte) error {
 			return err
 		}
 	}
-	kids, err := s.childrenOf(open)
+	kids, err := s.childrenOf(s.here(open))
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (s *Server) chatStream(w http.ResponseWriter, r *http.Request) {
 	}
 	var lastStatus string
 	for ctx.Err() == nil {
-		v, err := s.chatView(chat, from)
+		v, err := s.chatView(ctx, chat, from)
 		if err != nil {
 			out.send("failure", "", mustJSON(map[string]string{"error": approvals.Visible(err.Error())}))
 			return

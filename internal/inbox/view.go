@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"context"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,19 +27,26 @@ const maxShown = 64 << 10
 
 // item is a request as the page shows it.
 type item struct {
-	ID       string  `json:"id"`
-	Kind     string  `json:"kind"` // approval or question
-	Mode     string  `json:"mode,omitempty"`
-	Status   string  `json:"status"`
-	Client   string  `json:"client"`
-	Session  string  `json:"session,omitempty"`
-	Origin   string  `json:"origin,omitempty"`
-	Chat     string  `json:"chat,omitempty"`
-	Child    string  `json:"child,omitempty"` // the chat's child, by name
-	Tool     string  `json:"tool"`
-	Input    string  `json:"input"` // indented JSON, stand-ins, escapes
-	InputCut int     `json:"input_cut,omitempty"`
-	Fields   []field `json:"fields,omitempty"`
+	ID string `json:"id"`
+	// Machine names whose queue holds it ("" this one: Source).
+	Machine string `json:"machine,omitempty"`
+	// Unreachable: its machine's relay is silent; deciding it would fail.
+	Unreachable bool `json:"unreachable,omitempty"`
+	// Elsewhere: another machine's request; its rules are that machine's
+	// (no "Always" on its card: Source).
+	Elsewhere bool    `json:"elsewhere,omitempty"`
+	Kind      string  `json:"kind"` // approval or question
+	Mode      string  `json:"mode,omitempty"`
+	Status    string  `json:"status"`
+	Client    string  `json:"client"`
+	Session   string  `json:"session,omitempty"`
+	Origin    string  `json:"origin,omitempty"`
+	Chat      string  `json:"chat,omitempty"`
+	Child     string  `json:"child,omitempty"` // the chat's child, by name
+	Tool      string  `json:"tool"`
+	Input     string  `json:"input"` // indented JSON, stand-ins, escapes
+	InputCut  int     `json:"input_cut,omitempty"`
+	Fields    []field `json:"fields,omitempty"`
 	// Card is the request as a person reads it (internal/present): the
 	// command, diff, content or arguments; absent when the input is cut
 	// (the page then shows the input box and its Show all).
@@ -244,23 +252,41 @@ type pending struct {
 	Items []item `json:"items"`
 }
 
-func (s *Server) pendingView() (pending, error) {
-	rs, err := s.q.Pending()
+func (s *Server) pendingView(ctx context.Context) (pending, error) {
+	open, err := s.src.Open(ctx)
 	if err != nil {
 		return pending{}, err
 	}
-	return s.pendingOf(rs), nil
+	return s.pendingOf(open), nil
 }
 
-// pendingOf is pendingView of the open requests rs, read already (it masks
-// them in place; their Chat stays).
-func (s *Server) pendingOf(rs []approvals.Request) pending {
-	rs = s.q.Viewer().Requests(rs)
-	names := s.childNames(rs)
+// pendingOf is pendingView of the open requests, read (and masked)
+// already. Only this machine's chats are looked up here; another
+// machine's card names its child as its relay sent it.
+func (s *Server) pendingOf(open []Open) pending {
+	var here []approvals.Request
+	for _, o := range open {
+		if s.src.Here(o.Machine) && o.Child == "" {
+			here = append(here, o.Request)
+		}
+	}
+	names := s.childNames(here)
 	now := time.Now()
 	out := pending{Now: ms(now), Items: []item{}}
-	for _, r := range rs {
-		out.Items = append(out.Items, s.item(r, names, now, maxShown))
+	for _, o := range open {
+		n := names
+		if !s.src.Here(o.Machine) {
+			n = nil
+		}
+		it := s.item(o.Request, n, now, maxShown)
+		if o.Child != "" {
+			it.Child = vis(o.Child)
+		}
+		it.Machine, it.Unreachable = vis(o.Machine), o.Unreachable
+		if !s.src.Here(o.Machine) {
+			it.Elsewhere, it.RuleKind, it.RulePrefix = true, "", ""
+		}
+		out.Items = append(out.Items, it)
 	}
 	return out
 }
@@ -294,7 +320,7 @@ func (s *Server) history(query, before string, limit int) (historyPage, error) {
 	}
 	words := strings.Fields(strings.ToLower(query))
 	out := historyPage{Items: []item{}}
-	v := s.q.Viewer()
+	v := s.src.Viewer()
 	now := time.Now()
 	cursor := before
 	size := limit
@@ -302,7 +328,7 @@ func (s *Server) history(query, before string, limit int) (historyPage, error) {
 		size = historyPageSize
 	}
 	for {
-		p, err := s.q.History(size, cursor)
+		p, err := s.src.History(size, cursor)
 		if err != nil {
 			return historyPage{}, err
 		}

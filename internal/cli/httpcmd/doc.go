@@ -10,5 +10,5 @@ import "github.com/interceptor-dev/interceptor/internal/cli"
 
 // Commands are the net/http parts of proxy --url, inbox and auth.
 func Commands() cli.HTTP {
-	return cli.HTTP{Relay: relay, Inbox: serveInbox, Auth: auth}
+	return cli.HTTP{Relay: relay, Inbox: serveInbox, Auth: auth, NATSRelay: natsRelay}
 }

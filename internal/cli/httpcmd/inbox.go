@@ -13,8 +13,19 @@ import (
 
 // serveInbox serves the page until ctx ends, Ctrl-C or SIGTERM.
 func serveInbox(ctx context.Context, r *cli.InboxRun, io *cli.IO) error {
-	srv, err := inbox.Listen(inbox.Options{StateDir: r.StateDir, Listen: r.Listen, AllowRemote: r.AllowRemote,
-		Notify: r.Notify, NotifyJSON: r.NotifyJSON, Desktop: r.Desktop, Log: io.Err, NewKey: r.NewKey})
+	opts := inbox.Options{StateDir: r.StateDir, Listen: r.Listen, AllowRemote: r.AllowRemote,
+		Notify: r.Notify, NotifyJSON: r.NotifyJSON, Desktop: r.Desktop, Log: io.Err, NewKey: r.NewKey}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if r.NATS.URL != "" {
+		src, closeNATS, err := natsSource(ctx, r.NATS, r.StateDir, io.Err)
+		if err != nil {
+			return err
+		}
+		defer closeNATS()
+		opts.Source = src
+	}
+	srv, err := inbox.Listen(opts)
 	if err != nil {
 		return err
 	}
@@ -23,6 +34,9 @@ func serveInbox(ctx context.Context, r *cli.InboxRun, io *cli.IO) error {
 	}
 	fmt.Fprintf(io.Out, "interceptor inbox: open %s\n", srv.URL())
 	fmt.Fprintf(io.Out, "state dir %s; %s\n", r.StateDir, srv.Describe())
+	if r.NATS.URL != "" {
+		fmt.Fprintf(io.Out, "every machine's requests, through NATS (interceptor-http relay on each)\n")
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return srv.Serve(ctx)

@@ -187,8 +187,9 @@
 
   function who(it) {
     const parts = [];
+    if (it.machine) parts.push(el('span', {class: 'machine'}, 'machine ', el('b', {text: it.machine}), it.unreachable ? ' (unreachable: its relay is silent)' : ''));
     if (it.child) parts.push(el('span', {}, 'child ', el('b', {text: it.child})));
-    if (it.chat) parts.push(el('a', {href: '#chat=' + encodeURIComponent(it.chat), text: 'chat ' + it.chat.replace(/^.*-/, '')}));
+    if (it.chat && !it.elsewhere) parts.push(el('a', {href: '#chat=' + encodeURIComponent(it.chat), text: 'chat ' + it.chat.replace(/^.*-/, '')}));
     parts.push(el('span', {}, 'client ', el('b', {text: it.client || '?'})));
     if (it.session) parts.push(el('span', {title: it.session, text: 'session ' + (it.session.length > 14 ? it.session.slice(0, 12) + '…' : it.session)}));
     if (it.project && it.project !== it.cwd) parts.push(el('span', {class: 'project'}, 'project ', el('b', {text: it.project})));
@@ -378,11 +379,15 @@
 
   // card renders one pending request with its controls; list is the
   // CardList it goes into.
+  // cardKey names a request on the page: its id, and its machine's name
+  // when the inbox shows every machine's (ids are each queue's own).
+  const cardKey = (it) => (it.machine ? it.machine + '/' : '') + it.id;
+
   function card(it, list) {
     const err = el('p', {class: 'error'});
     const done = (what) => {
       toast(it.tool + ': ' + what);
-      list.leave(it.id, what + ' here');
+      list.leave(cardKey(it), what + ' here');
     };
     const run = async (fn) => {
       err.textContent = '';
@@ -400,7 +405,7 @@
         text: it.kind === 'question' ? 'question · ' + (it.mode === 'park' ? 'parked' : 'held') : 'approval'}),
       el('code', {class: 'tool', text: it.tool}));
     const meta = el('div', {class: 'meta'}, who(it), timing(it), el('span', {class: 'id mono', text: it.id}));
-    const c = el('article', {tabindex: '-1', class: 'card ' + it.kind, 'data-id': it.id, 'data-kind': it.kind, 'data-shown': String(Date.now())}, head, meta);
+    const c = el('article', {tabindex: '-1', class: 'card ' + it.kind, 'data-id': it.id, 'data-key': cardKey(it), 'data-machine': it.machine || '', 'data-kind': it.kind, 'data-shown': String(Date.now())}, head, meta);
 
     let gate = () => {};
     if (it.kind === 'question') {
@@ -418,7 +423,7 @@
       const form = el('form', {class: 'answer', onsubmit: (ev) => {
         ev.preventDefault();
         if (!answer.value.trim()) { err.textContent = 'the answer is empty'; return; }
-        run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value}); done(r.status); });
+        run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value, machine: it.machine}); done(r.status); });
       }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, submit));
       c.append(form, err);
       return c;
@@ -437,7 +442,7 @@
     const cutNote = it.input_cut ? el('p', {class: 'note'},
       'Input cut: ' + it.input.length + ' of ' + it.input_cut + ' characters shown; allowing waits until you have seen all of it. ',
       el('button', {type: 'button', class: 'show-all', text: 'Show all', onclick: () => run(async () => {
-        const r = await get('/api/request?id=' + encodeURIComponent(it.id));
+        const r = await get('/api/request?id=' + encodeURIComponent(it.id) + (it.machine ? '&machine=' + encodeURIComponent(it.machine) : ''));
         input.show(r.input);
         editor.value = r.input;
         whole = true;
@@ -449,7 +454,7 @@
 
     const reason = el('input', {type: 'text', class: 'reason', placeholder: 'Message to the model (why, for a deny)', 'aria-label': 'message'});
     const decide = (allow, extra, what) => guarded(c, () => run(async () => {
-      const r = await post('/api/decide', Object.assign({id: it.id, allow, message: reason.value}, extra && extra()));
+      const r = await post('/api/decide', Object.assign({id: it.id, allow, message: reason.value, machine: it.machine}, extra && extra()));
       done(r.status + (what || ''));
     }));
     const allow = el('button', {type: 'button', class: 'allow', text: 'Allow', onclick: decide(true)});
@@ -484,6 +489,12 @@
   // request (scope: session, project, everywhere; shape: the tool, or the
   // tool with this command or path prefix), which decides it too.
   function ruleBox(it, c, run, done, whole) {
+    // Rules stay on each machine (docs/relay.md): another machine's card
+    // says where to make one instead.
+    if (it.elsewhere) {
+      return el('div', {class: 'actions always'}, el('span', {class: 'note',
+        text: 'Always: not from this page. Rules stay on machine ' + it.machine + ' (interceptor approvals rules add there).'}));
+    }
     const scope = el('select', {class: 'rule-scope', 'aria-label': 'rule scope'},
       el('option', {value: 'session', text: 'in this session'}),
       it.project ? el('option', {value: 'project', text: 'in this project'}) : null,
@@ -500,7 +511,7 @@
     const make = (allowIt) => guarded(c, () => {
       if (allowIt && !whole()) { toast('Show all of the input first.'); return; }
       run(async () => {
-        const r = await post('/api/rules/add', {id: it.id, allow: allowIt, scope: scope.value, shape: shape.value});
+        const r = await post('/api/rules/add', {id: it.id, allow: allowIt, scope: scope.value, shape: shape.value, machine: it.machine});
         toast('rule ' + r.rule.id + ' made');
         done(r.status + ', and a rule made');
         loadRules();
@@ -561,18 +572,18 @@
     }
     update(items) {
       const want = items.filter(this.filter);
-      const ids = new Set(want.map((it) => it.id));
+      const ids = new Set(want.map(cardKey));
       for (const id of this.cards.keys()) {
         if (!ids.has(id)) this.leave(id, '');
       }
       for (const it of want) {
-        if (!this.cards.has(it.id)) {
+        if (!this.cards.has(cardKey(it))) {
           // A new card goes below, so nothing under the pointer moves;
           // one that arrives off screen is announced by the "new" bar
           // (watchSettle) until it has been on screen.
           const c = card(it, this);
           c.unseen = this.loaded;
-          this.cards.set(it.id, c);
+          this.cards.set(cardKey(it), c);
           this.box.append(c);
           if (this === waiting && $('filter').value) applyFilter();
         }
@@ -582,11 +593,11 @@
     }
     // leave puts a slot of the card's height where it was: what, or (when
     // it was decided elsewhere) what the request became.
-    leave(id, what) {
-      const c = this.cards.get(id);
+    leave(key, what) {
+      const c = this.cards.get(key);
       if (!c) return;
-      this.cards.delete(id);
-      const slot = el('div', {class: 'slot', 'data-id': id, text: (what || 'no longer waiting') + ': ' + c.querySelector('.tool').textContent});
+      this.cards.delete(key);
+      const slot = el('div', {class: 'slot', 'data-id': c.dataset.id, text: (what || 'no longer waiting') + ': ' + c.querySelector('.tool').textContent});
       slot.style.height = c.offsetHeight + 'px';
       slot.at = performance.now();
       const wasFocused = focused === c;
@@ -594,7 +605,8 @@
       for (const other of this.cards.values()) unsettle(other);
       if (wasFocused) focusCard(nextCard(slot, 1) || nextCard(slot, -1));
       if (!what) {
-        get('/api/request?id=' + encodeURIComponent(id)).then((r) => {
+        const m = c.dataset.machine;
+        get('/api/request?id=' + encodeURIComponent(c.dataset.id) + (m ? '&machine=' + encodeURIComponent(m) : '')).then((r) => {
           const by = (r.decided_by || '').length > 60 ? r.decided_by.slice(0, 60) + '…' : r.decided_by || '';
           slot.textContent = r.status + (by ? ' by ' + by : '') + ': ' + r.tool;
         }, () => {});
@@ -822,13 +834,13 @@
   function confirmGroup(allow) {
     const shown = [...waiting.cards.values()].filter((c) => !c.hidden && c.dataset.kind === 'approval');
     if (!shown.length) { toast('No request is shown.'); return; }
-    const ids = shown.map((c) => c.dataset.id);
+    const ids = shown.map((c) => c.dataset.key);
     const box = $('confirm');
     $('confirm-what').textContent = (allow ? 'Allow' : 'Deny') + ' these ' + ids.length + ' request' + (ids.length === 1 ? '' : 's') + ', and nothing else:';
     $('confirm-list').replaceChildren(...shown.map((c) => el('li', {},
       el('code', {text: c.querySelector('.tool').textContent}), ' ',
       el('span', {class: 'mono', text: ((c.querySelector('pre.input') || {textContent: ''}).textContent.split('\n')[0] || '').slice(0, 120)}), ' ',
-      el('span', {class: 'note', text: [...c.querySelectorAll('.meta .project b, .meta .cwd b')].map((b) => b.textContent).join(' · ')}))));
+      el('span', {class: 'note', text: [...c.querySelectorAll('.meta .machine b, .meta .project b, .meta .cwd b')].map((b) => b.textContent).join(' · ')}))));
     const go = $('confirm-go');
     go.className = allow ? 'allow' : 'deny';
     go.textContent = (allow ? 'Allow ' : 'Deny ') + ids.length;
@@ -840,12 +852,13 @@
       if (performance.now() - box.shownAt < SETTLE_MS) { toast('Read the list, then click again.'); return; }
       go.disabled = true;
       const failed = [];
-      for (const id of ids) {
+      for (const [i, key] of ids.entries()) {
+        const c = shown[i];
         try {
-          await post('/api/decide', {id, allow, message: ''});
-          waiting.leave(id, (allow ? 'allowed' : 'denied') + ' here (group)');
+          await post('/api/decide', {id: c.dataset.id, allow, message: '', machine: c.dataset.machine});
+          waiting.leave(key, (allow ? 'allowed' : 'denied') + ' here (group)');
         } catch (e) {
-          failed.push(id + ': ' + e.message);
+          failed.push(key + ': ' + e.message);
         }
       }
       box.hidden = true;
