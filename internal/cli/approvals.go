@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
-	"github.com/interceptor-dev/interceptor/internal/approvals/watch"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/interceptor-dev/interceptor/internal/termio"
+	"github.com/interceptor-dev/interceptor/internal/watch"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 )

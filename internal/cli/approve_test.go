@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
-	"github.com/interceptor-dev/interceptor/internal/approvals/watch"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/mcpserver"
 	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/interceptor-dev/interceptor/internal/token"
+	"github.com/interceptor-dev/interceptor/internal/watch"
 	"github.com/tidwall/gjson"
 )
 

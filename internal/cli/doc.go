@@ -19,7 +19,7 @@
 //   - install.go, install_help.go, doctor.go, gc.go: install, uninstall,
 //     doctor, gc (internal/install, internal/doctor, internal/state).
 //   - approvals.go and answer.go: the supervisor's side of the queue (the
-//     terminal of approvals watch is internal/approvals/watch); mcp.go:
+//     terminal of approvals watch is internal/watch); mcp.go:
 //     interceptor mcp (internal/mcpserver); humantools.go: loading
 //     --human-tools; children.go: child agents (internal/children).
 //   - token.go: inspecting and repairing held values by hand; demo.go,

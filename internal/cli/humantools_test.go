@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
-	"github.com/interceptor-dev/interceptor/internal/approvals/watch"
+	"github.com/interceptor-dev/interceptor/internal/watch"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
