@@ -225,20 +225,12 @@ func Parse(payload []byte, client Adapter) (*Event, error) {
 	return ev, nil
 }
 
-// bom is U+FEFF in UTF-8.
-const bom = "\xef\xbb\xbf"
-
 // TrimBOM drops every byte-order mark that starts b. Cursor's agent on
 // Windows writes one, or two, before each hook payload (orca#21421 saw
 // EF BB BF EF BB BF); JSON itself has none, so a parser refuses the
 // payload. Only leading marks go: whitespace stays as it was, and a mark
 // later in the text is the text's own.
-func TrimBOM(b []byte) []byte {
-	for bytes.HasPrefix(b, []byte(bom)) {
-		b = b[len(bom):]
-	}
-	return b
-}
+func TrimBOM(b []byte) []byte { return rawjson.TrimBOM(b) }
 
 // stringField reads a field that must be a string when present.
 func stringField(f fields, path string) (string, error) {

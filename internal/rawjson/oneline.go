@@ -34,3 +34,12 @@ func hasLineBreak[T ~string | ~[]byte](raw T) bool {
 	}
 	return false
 }
+
+// TrimBOM drops every leading byte-order mark (U+FEFF): JSON allows none,
+// yet editors on Windows and Cursor's agent put them before a document.
+func TrimBOM(b []byte) []byte {
+	for bytes.HasPrefix(b, []byte("\uFEFF")) {
+		b = b[len("\uFEFF"):]
+	}
+	return b
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/interceptor-dev/interceptor/internal/rawjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -36,9 +37,7 @@ func ParseHandles(data []byte, file string) ([]Spec, error) {
 	}
 	// An editor on Windows may start the file with byte-order marks, as
 	// Cursor starts its payloads: JSON does not allow them, so they go.
-	for bytes.HasPrefix(data, []byte("\uFEFF")) {
-		data = data[len("\uFEFF"):]
-	}
+	data = rawjson.TrimBOM(data)
 	if !gjson.ValidBytes(data) {
 		return nil, fail("not valid JSON (%s)", jsonErrorAt(data))
 	}
