@@ -345,10 +345,14 @@ func runIndexLoop(t *testing.T, hc *handlesClient, viaProxy bool) {
 			t.Errorf("%s: after the failed restart the model read %q, want it to say %q", label, tail(seen[at], 3), want)
 		}
 	}
-	// And interceptor said so: one line per failed restart. Hooks never see
-	// a failed start's result (Codex runs no post-tool hook for it; Claude
-	// Code sends PostToolUseFailure): the start's call retired the index.
+	// And interceptor said so: one line per failed restart. Codex runs no
+	// post-tool hook for a failed start, so the start's call itself retired
+	// the index; Claude Code sends the failure to PostToolUseFailure, which
+	// install wires, and capture reads it as a start that returned none.
 	logPath, line := hs.debugLog, "no session_index injected: start_session was called, and no session_index from it came back"
+	if hc == handlesClaude {
+		line = "no session_index injected: start_session returned no session_index"
+	}
 	if viaProxy {
 		logPath, line = hs.proxyLog, "needs session_index, which is no longer injected"
 	}
@@ -382,7 +386,7 @@ const bugChildIndex = "the index a call naming a dispatched child gets back beco
 // injected after a failed restart.
 func bugFailedStart(hc *handlesClient) string {
 	if hc == handlesClaude {
-		return "a failed start_session reaches only PostToolUseFailure, which install does not wire: the index held before is injected after it (cmd/interceptor/testdata/script/handles_restart_claude.txtar)"
+		return "a failed start_session reaches only PostToolUseFailure: the index held before is injected after it (cmd/interceptor/testdata/script/handles_restart_claude.txtar)"
 	}
 	return "Codex runs no hook for a failed start_session: the index held before is injected after it (cmd/interceptor/testdata/script/handles_restart_codex.txtar)"
 }
