@@ -20,6 +20,7 @@ func TestDoctorOAuth(t *testing.T) {
 	for _, r := range []*store.Record{
 		{Server: "https://ok.example/mcp", Issuer: "https://as.example", AccessToken: "t0ken-ok", Expiry: now.Add(time.Hour)},
 		{Server: "https://old.example/mcp", Issuer: "https://as.example", AccessToken: "t0ken-old", Expiry: now.Add(-time.Hour)},
+		{Server: "https://keyed.example/mcp?api_key=sk-live-secretvalue", Issuer: "https://as.example", Expiry: now.Add(-time.Hour)},
 	} {
 		if err := st.Save(r); err != nil {
 			t.Fatal(err)
@@ -35,8 +36,11 @@ func TestDoctorOAuth(t *testing.T) {
 		!strings.Contains(all, "warn OAuth (the relay, proxy --url https://old.example/mcp): expired, with no refresh token (interceptor-http auth login --url https://old.example/mcp)") {
 		t.Fatalf("findings:\n%s", all)
 	}
-	if strings.Contains(all, "t0ken") {
-		t.Fatalf("doctor printed a token:\n%s", all)
+	if strings.Contains(all, "t0ken") || strings.Contains(all, "secretvalue") {
+		t.Fatalf("doctor printed a token or an address's key:\n%s", all)
+	}
+	if !strings.Contains(all, "proxy --url https://keyed.example/mcp?api_key=…): not authorized (no token kept; interceptor-http auth login --url https://keyed.example/mcp?api_key=…) (the address is masked") {
+		t.Fatalf("the keyed server's line:\n%s", all)
 	}
 	os.Chmod(st.Path("https://ok.example/mcp"), 0o644)
 	r = doctorState(dir, now)

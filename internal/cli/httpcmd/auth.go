@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/cli"
+	"github.com/interceptor-dev/interceptor/internal/install"
 	"github.com/interceptor-dev/interceptor/internal/oauth"
 	"github.com/interceptor-dev/interceptor/internal/oauth/store"
 )
@@ -90,12 +91,14 @@ func authStatus(c *oauth.Client, io *cli.IO) error {
 var errNotAuthorized = errors.New("auth status: the relay is not authorized with this server (the line above)")
 
 // authStatusAll lists every server the relay keeps an authorization for
-// in the state dir.
+// in the state dir, each address masked (a list is pasted where a single
+// server the user named is not; an address may carry a key).
 func authStatusAll(dir string, io *cli.IO) error {
 	recs, err := (&store.Store{StateDir: dir}).List()
 	for _, r := range recs {
 		state, _ := r.State(time.Now())
-		fmt.Fprintf(io.Out, "%s: %s\n", r.Server, strings.TrimSpace(state))
+		shown := install.MaskURL(r.Server)
+		fmt.Fprintf(io.Out, "%s: %s\n", shown, strings.ReplaceAll(strings.TrimSpace(state), r.Server, shown))
 	}
 	if len(recs) == 0 && err == nil {
 		fmt.Fprintf(io.Out, "no OAuth authorization kept in %s\n", dir)

@@ -57,3 +57,18 @@ func TestAuthStatusAndLogout(t *testing.T) {
 		t.Fatalf("status after logout: exit %d\n%s", code, out)
 	}
 }
+
+// auth status without --url lists every server with its address masked:
+// a key in a path or query is not printed to a terminal that lists them.
+func TestAuthStatusAllMasksAddresses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	server := "https://mcp.example.com/mcp?api_key=sk-live-secretvalue"
+	if err := (&store.Store{StateDir: dir}).Save(&store.Record{Server: server, Issuer: "https://as.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := run([]string{"auth", "status", "--state-dir", dir}, &cli.IO{In: strings.NewReader(""), Out: &out, Err: &out})
+	if code != 0 || strings.Contains(out.String(), "secretvalue") || !strings.Contains(out.String(), "https://mcp.example.com/mcp?api_key=…: not authorized") {
+		t.Fatalf("status of all: exit %d\n%s", code, out.String())
+	}
+}
