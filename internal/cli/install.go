@@ -279,7 +279,11 @@ func runInstall(r *installRun) error {
 		}
 		o.Bin = bin
 	}
-	o.HookBin = install.HookBin(o.Bin)
+	hookBin, warning := install.HookBin(o.Bin)
+	if warning != "" {
+		fmt.Fprintf(io.Err, "interceptor: warning: %s\n", warning)
+	}
+	o.HookBin = hookBin
 	if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
 		fails := "the hooks will fail"
 		if o.Proxy {

@@ -48,7 +48,7 @@ func doctorSeesWhatInstallWrote(t *testing.T, withHook bool) {
 						if withHook {
 							runs = filepath.Join(env.Home, "bin", install.HookBinName)
 							mustWrite(t, runs, "#!/bin/sh\n", 0o755)
-							o.HookBin = install.HookBin(o.Bin)
+							o.HookBin, _ = install.HookBin(o.Bin)
 						}
 						// Trusted as the user would; --trust does not know the
 						// trust hash of Codex's turn-start hook (codexHookHash).
