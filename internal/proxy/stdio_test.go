@@ -38,8 +38,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprint(os.Stderr, "fake server: stdin closed\n")
 		os.Exit(7)
 	case "stubborn":
-		// Ignore stdin's end and SIGTERM: only a kill stops it.
+		// Ignore stdin's end and SIGTERM: only a kill stops it. Ready is
+		// said once SIGTERM is ignored (a loaded machine can take longer
+		// than the test's grace periods to get here).
 		signal.Ignore(syscall.SIGTERM)
+		fmt.Println(`{"jsonrpc":"2.0","method":"ready"}`)
 		io.Copy(io.Discard, os.Stdin)
 		time.Sleep(time.Hour)
 	case "script":
@@ -152,7 +155,13 @@ func TestStdioPassesEverythingThrough(t *testing.T) {
 }
 
 func TestStdioKillsAStubbornServer(t *testing.T) {
-	p := startStdio(t, newRW(t, testConfig()), "stubborn", 150*time.Millisecond, io.Discard)
+	r, w := io.Pipe()
+	p := startStdio(t, newRW(t, testConfig()), "stubborn", 150*time.Millisecond, w)
+	line := make([]byte, 64)
+	if n, err := r.Read(line); err != nil || !strings.Contains(string(line[:n]), "ready") {
+		t.Fatalf("server not ready: %q %v", line[:n], err)
+	}
+	go io.Copy(io.Discard, r)
 	start := time.Now()
 	p.in.Close() // client EOF
 	p.wait(t, 5*time.Second)
