@@ -335,3 +335,21 @@ func (in *Inbox) AddRule(r approvals.Rule) (approvals.Rule, error) { return in.h
 func (in *Inbox) RevokeRule(id string) (approvals.Rule, error) { return in.here.RevokeRule(id) }
 
 var _ inbox.Source = (*Inbox)(nil)
+
+// OtherChildren is each machine's children as its relay last published
+// them (inbox.ChildrenElsewhere).
+func (in *Inbox) OtherChildren() []inbox.MachineChildren {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	now := time.Now()
+	out := make([]inbox.MachineChildren, 0, len(in.pres))
+	for m, p := range in.pres { // the key's machine, which NATS permissions scope
+		if len(p.Children) == 0 {
+			continue
+		}
+		out = append(out, inbox.MachineChildren{Machine: m, Unreachable: !p.Reachable(now), Children: p.Children})
+	}
+	return out
+}
+
+var _ inbox.ChildrenElsewhere = (*Inbox)(nil)
