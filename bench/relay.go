@@ -53,6 +53,8 @@ type relayResult struct {
 	publishAll              time.Duration // the N requests queued until the NATS inbox listed them all
 	enqueueAll              time.Duration // of which queueing them (one after another, in this process)
 	latSamples, pendSamples int
+	localRender, natsRender []time.Duration // the page's first render, every card drawn
+	renderSkipped           string          // why it was not measured
 }
 
 // relayChild is the bench re-run as an idle relay (-relay-child URL DIR)
@@ -108,7 +110,7 @@ func benchRelay(cfg *config) (*relayResult, error) {
 		return nil, err
 	}
 	progress("relay: %d requests waiting across %d machines", res.waiting, res.machines)
-	if err := res.scale(ctx, url, dir); err != nil {
+	if err := res.scale(ctx, url, dir, cfg.smoke, cfg.workDir); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -250,7 +252,7 @@ func (res *relayResult) idle(url, dir string) error {
 	return nil
 }
 
-func (res *relayResult) scale(ctx context.Context, url, dir string) error {
+func (res *relayResult) scale(ctx context.Context, url, dir string, smoke bool, workDir string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	local := filepath.Join(dir, "scale-local")
@@ -295,12 +297,14 @@ func (res *relayResult) scale(ctx context.Context, url, dir string) error {
 	}
 	res.publishAll = time.Since(t0)
 	var pages [2]*pageClient
+	var urls [2]string
 	for i, o := range []inbox.Options{{StateDir: local}, {StateDir: filepath.Join(dir, "scale-desk"), Source: in}} {
 		s, err := inbox.Listen(o)
 		if err != nil {
 			return err
 		}
 		go s.Serve(ctx)
+		urls[i] = s.URL()
 		if pages[i], err = newPageClient(s.URL()); err != nil {
 			return err
 		}
@@ -321,7 +325,11 @@ func (res *relayResult) scale(ctx context.Context, url, dir string) error {
 			}
 		}
 	}
-	return nil
+	if smoke {
+		res.renderSkipped = "not in smoke"
+		return nil
+	}
+	return res.firstRender(ctx, urls, 5, workDir)
 }
 
 // pageClient is the inbox page's script, in Go: the handshake (proofs of
@@ -428,7 +436,14 @@ func (r *report) writeRelay(w io.Writer) {
 	fmt.Fprintf(w, "| GET /api/pending, %d requests waiting (NATS: across %d machines), median of %d | %s ms | %s ms | %.1fx |\n",
 		res.waiting, res.machines, res.pendSamples, ms(q(res.localPend, 0.5)), ms(q(res.natsPend, 0.5)), ratio(q(res.natsPend, 0.5), q(res.localPend, 0.5)))
 	fmt.Fprintf(w, "| the same: worst | %s ms | %s ms | |\n", ms(q(res.localPend, 1)), ms(q(res.natsPend, 1)))
-	fmt.Fprintf(w, "| its body | %d KiB | %d KiB | |\n\n", res.localBytes/1024, res.natsBytes/1024)
+	fmt.Fprintf(w, "| its body | %d KiB | %d KiB | |\n", res.localBytes/1024, res.natsBytes/1024)
+	if len(res.natsRender) > 0 {
+		fmt.Fprintf(w, "| the page's first render in headless Chromium, every one of the %d cards drawn, median of %d | %s ms | %s ms | %.1fx |\n",
+			res.waiting, len(res.natsRender), ms(q(res.localRender, 0.5)), ms(q(res.natsRender, 0.5)), ratio(q(res.natsRender, 0.5), q(res.localRender, 0.5)))
+	} else {
+		fmt.Fprintf(w, "| the page's first render | not measured: %s | | |\n", res.renderSkipped)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- the %d requests, queued on %d machines one after another (%s for the queueing alone), were all listed by the NATS inbox %s after the first was queued\n",
 		res.waiting, res.machines, res.enqueueAll.Round(time.Millisecond), res.publishAll.Round(time.Millisecond))
 	fmt.Fprintf(w, "- an idle relay process (heartbeat 10 s) used %s ms of CPU over %s; a Go process that only waits, %s ms (/proc/PID/task/*/schedstat)\n\n",

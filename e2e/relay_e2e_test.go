@@ -73,6 +73,7 @@ func TestRelayTwoMachines(t *testing.T) {
 		if err := dialFrom(m.net, ns.hostPort()); err != nil {
 			t.Fatalf("machine %s cannot reach NATS over its link at %s: %v", m.name, ns.hostPort(), err)
 		}
+		mustNotReach(t, m.net, net.JoinHostPort("127.0.0.1", fmt.Sprint(ns.port)), "NATS on its loopback (only over the link)")
 		mustNotReach(t, m.net, other.model, "machine "+other.name+"'s model (its loopback)")
 		_, port, _ := net.SplitHostPort(other.model)
 		mustNotReach(t, m.net, net.JoinHostPort(other.net.addr, port), "machine "+other.name+"'s model (its link address)")
