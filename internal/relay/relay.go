@@ -204,10 +204,6 @@ func (r *Relay) syncLocked(ctx context.Context, beat bool) error {
 		return err
 	}
 	open = r.q.Viewer().Requests(open)
-	kids, err := inbox.ChildrenJSON(r.o.StateDir, open)
-	if err != nil {
-		return fmt.Errorf("the children's summary: %w", err)
-	}
 	names := r.childNames(open)
 	now := map[string]string{}
 	for _, q := range open {
@@ -223,10 +219,12 @@ func (r *Relay) syncLocked(ctx context.Context, beat bool) error {
 		}
 		r.published = map[string]string{}
 	}
+	changed := false
 	for id, b := range now {
 		if r.published[id] == b {
 			continue
 		}
+		changed = true
 		if _, err := r.reqs.Put(ctx, requestKey(r.o.Machine, id), []byte(b)); err != nil {
 			return fmt.Errorf("publishing request %s: %w", id, err)
 		}
@@ -240,12 +238,22 @@ func (r *Relay) syncLocked(ctx context.Context, beat bool) error {
 			return fmt.Errorf("withdrawing request %s: %w", id, err)
 		}
 		delete(r.published, id)
+		changed = true
 	}
-	if beat || r.full || !bytes.Equal(kids, r.kidsSent) {
-		if err := r.putPresence(ctx, false, kids); err != nil {
-			return err
+	// The children's summary is read at a heartbeat and when what waits
+	// changed (a chat's waiting count, its state): not at a wake that
+	// changed nothing (without inotify the queue's watch polls).
+	if beat || r.full || changed {
+		kids, err := inbox.ChildrenJSON(r.o.StateDir, open)
+		if err != nil {
+			return fmt.Errorf("the children's summary: %w", err)
 		}
-		r.kidsSent = kids
+		if beat || r.full || !bytes.Equal(kids, r.kidsSent) {
+			if err := r.putPresence(ctx, false, kids); err != nil {
+				return err
+			}
+			r.kidsSent = kids
+		}
 	}
 	r.full = false
 	return nil
