@@ -54,6 +54,10 @@ func main() {
 		serveBig(n) // the server the store phase's proxy relays to
 		return
 	}
+	if len(os.Args) >= 2 && (os.Args[1] == "-relay-child" || os.Args[1] == "-idle-floor") {
+		relayChild(os.Args[2:]) // the relay phase's idle processes
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -83,7 +87,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&cfg.out, "o", "", "also write the report to this file")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "seed of the run order (default from the clock)")
 	fs.DurationVar(&cfg.budget, "budget", 0, "stop starting rounds of a phase after this long, once 3 are measured (default none, smoke 6s)")
-	phases := fs.String("phases", "typical,sizes,trace,conc,scale,store", "which parts to run")
+	phases := fs.String("phases", "typical,sizes,trace,conc,scale,store,relay", "which parts to run")
 	fs.StringVar(&cfg.binary, "interceptor", "", "measure this interceptor binary instead of building one (an older build, for before and after figures)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -125,10 +129,10 @@ func parseFlags(args []string) (*config, error) {
 	cfg.phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "typical", "sizes", "trace", "conc", "scale", "store":
+		case "typical", "sizes", "trace", "conc", "scale", "store", "relay":
 			cfg.phases[p] = true
 		default:
-			return nil, fmt.Errorf("unknown phase %q (want typical, sizes, trace, conc, scale, store)", p)
+			return nil, fmt.Errorf("unknown phase %q (want typical, sizes, trace, conc, scale, store, relay)", p)
 		}
 	}
 	if cfg.seed == 0 {
@@ -227,6 +231,11 @@ func run(cfg *config) error {
 		progress("store: %d captures of distinct sessions at once, gc beside captures, --redact on 1 MiB, proxy RSS", cfg.conc)
 		if rep.store, err = benchStore(cfg, b); err != nil {
 			return err
+		}
+	}
+	if cfg.phases["relay"] {
+		if rep.relay, err = benchRelay(cfg); err != nil {
+			return fmt.Errorf("relay: %w", err)
 		}
 	}
 	rep.elapsed = time.Since(began)

@@ -37,6 +37,7 @@ type report struct {
 	conc    *concResult
 	scale   *scaleResult
 	store   *storeResult
+	relay   *relayResult
 	elapsed time.Duration
 	verdict []verdict
 }
@@ -163,6 +164,7 @@ func (r *report) write(w io.Writer) {
 	r.writeTrace(w)
 	r.writeScale(w)
 	r.writeStore(w)
+	r.writeRelay(w)
 
 	fmt.Fprintf(w, "## Targets (issue 5, and issues 25 and 30 where marked)\n\n| target | this run | result |\n|---|---|---|\n")
 	for _, v := range r.verdict {

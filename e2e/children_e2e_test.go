@@ -310,6 +310,12 @@ func writeAnthropic(w http.ResponseWriter, stream bool, tool string, input map[s
 // newChildScenario prepares dirs, the fake model (parent script in front of
 // the children's) and the child client's configuration.
 func newChildScenario(t *testing.T, cc *childClient) (*scenario, *parentModel, map[string]string, string) {
+	return newChildScenarioIn(t, cc, nil)
+}
+
+// newChildScenarioIn is newChildScenario with the fake model on the
+// loopback of machine ns (nil: the suite's namespace).
+func newChildScenarioIn(t *testing.T, cc *childClient, ns *netns) (*scenario, *parentModel, map[string]string, string) {
 	sc := &scenario{t: t, c: cc.c, sessions: 1, hook: bins.interceptor}
 	sc.dir = t.TempDir()
 	if os.Getenv("E2E_KEEP") != "" {
@@ -330,7 +336,11 @@ func newChildScenario(t *testing.T, cc *childClient) (*scenario, *parentModel, m
 	}
 	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir})
 	pm := &parentModel{t: t, child: sc.model, client: cc.name, workDir: sc.proj}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	listen := func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+	if ns != nil {
+		listen = ns.listen
+	}
+	ln, err := listen()
 	if err != nil {
 		t.Fatal(err)
 	}

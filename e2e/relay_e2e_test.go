@@ -17,6 +17,7 @@ import (
 	"github.com/interceptor-dev/interceptor/e2e/internal/verify"
 	"github.com/interceptor-dev/interceptor/e2e/internal/wfserver"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
 )
 
 // One inbox for two machines (issue 34, docs/relay.md): a real NATS
@@ -34,24 +35,52 @@ import (
 // token server ran exactly the allowed calls, once; each child's model
 // read its deny's reason; no token shows on the page.
 //
-// The machines are two state dirs and two relays in the suite's one
-// network namespace (loopback only), not two namespaces.
+// Each machine (its relay, its child and the child's MCP servers, its fake
+// model) runs in its own network namespace, linked to the suite's (the
+// hub: NATS, the inbox, Chromium) by a veth pair (netns_e2e_test.go). The
+// NATS server listens on the hub's link address only. Before the children
+// start, the test dials across: each machine reaches NATS over its link
+// and its own model on its loopback, and neither the other machine's
+// model (on the other's loopback or link address) nor, from the hub, a
+// machine's model. So each child, which reaches its model, runs in its
+// machine's namespace; each relay is checked there when it starts.
 func TestRelayTwoMachines(t *testing.T) {
-	ns := startNATSServer(t)
+	hubNet(t)
+	ns := startNATSServer(t, hubAddr)
 	type machine struct {
-		name string
-		sc   *scenario
-		q    *approvals.Store
-		chat string
+		name  string
+		net   *netns
+		sc    *scenario
+		q     *approvals.Store
+		chat  string
+		model string // host:port on its loopback
 	}
 	var ms []*machine
-	for _, name := range []string{"alpha", "beta"} {
-		sc, _, env, mcp := newChildScenario(t, childClaude)
-		m := &machine{name: name, sc: sc, q: approvals.New(sc.stateDir)}
-		startRelay(t, sc, ns.url, name)
+	for i, name := range []string{"alpha", "beta"} {
+		mn := newNetns(t, name, 2+i)
+		sc, _, env, mcp := newChildScenarioIn(t, childClaude, mn)
+		m := &machine{name: name, net: mn, sc: sc, q: approvals.New(sc.stateDir), model: strings.TrimPrefix(sc.baseURL, "http://")}
+		startRelay(t, sc, mn, ns.url, name)
 		cs := testChildren(sc)
 		createChild(t, sc, cs, childClaude, "fixer-"+name, env, mcp)
 		ms = append(ms, m)
+	}
+	for i, m := range ms {
+		other := ms[1-i]
+		if err := dialFrom(m.net, m.model); err != nil {
+			t.Fatalf("machine %s cannot reach its own model at %s: %v", m.name, m.model, err)
+		}
+		if err := dialFrom(m.net, ns.hostPort()); err != nil {
+			t.Fatalf("machine %s cannot reach NATS over its link at %s: %v", m.name, ns.hostPort(), err)
+		}
+		mustNotReach(t, m.net, net.JoinHostPort("127.0.0.1", fmt.Sprint(ns.port)), "NATS on its loopback (only over the link)")
+		mustNotReach(t, m.net, other.model, "machine "+other.name+"'s model (its loopback)")
+		_, port, _ := net.SplitHostPort(other.model)
+		mustNotReach(t, m.net, net.JoinHostPort(other.net.addr, port), "machine "+other.name+"'s model (its link address)")
+		mustNotReach(t, nil, m.model, "machine "+m.name+"'s model")
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 	desk := ms[0].sc.path("desk-state")
 	ib := startInbox(t, ms[0].sc, "", "--state-dir", desk, "--nats", ns.url, "--machine", "desk")
@@ -66,7 +95,11 @@ func TestRelayTwoMachines(t *testing.T) {
 	}()
 	p.openInbox(ib)
 	for _, m := range ms {
-		chat, err := testChildren(m.sc).StartChat("fixer-"+m.name, childPrompt1)
+		var chat *children.Chat
+		err := m.net.do(func() (err error) {
+			chat, err = testChildren(m.sc).StartChat("fixer-"+m.name, childPrompt1)
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,6 +215,7 @@ func TestRelayTwoMachines(t *testing.T) {
 // again on the same port and store.
 type natsServer struct {
 	bin, url, store string
+	host            string
 	port            int
 	cmd             *exec.Cmd
 	log             *os.File
@@ -207,20 +241,22 @@ var natsServerBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-func startNATSServer(t *testing.T) *natsServer {
+// startNATSServer runs nats-server on host (an address of the hub).
+func startNATSServer(t *testing.T, host string) *natsServer {
 	t.Helper()
 	bin, err := natsServerBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	dir := t.TempDir()
-	ns := &natsServer{bin: bin, port: port, store: filepath.Join(dir, "jetstream"), url: fmt.Sprintf("nats://127.0.0.1:%d", port)}
+	ns := &natsServer{bin: bin, host: host, port: port, store: filepath.Join(dir, "jetstream")}
+	ns.url = "nats://" + ns.hostPort()
 	if ns.log, err = os.Create(filepath.Join(dir, "nats-server.log")); err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +274,13 @@ func startNATSServer(t *testing.T) *natsServer {
 // start runs the server and waits until it takes connections.
 func (ns *natsServer) start(t *testing.T) {
 	t.Helper()
-	ns.cmd = exec.Command(ns.bin, "-js", "-a", "127.0.0.1", "-p", fmt.Sprint(ns.port), "-sd", ns.store)
+	ns.cmd = exec.Command(ns.bin, "-js", "-a", ns.host, "-p", fmt.Sprint(ns.port), "-sd", ns.store)
 	ns.cmd.Stdout, ns.cmd.Stderr = ns.log, ns.log
 	if err := ns.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ns.port)); err == nil {
+		if c, err := net.Dial("tcp", ns.hostPort()); err == nil {
 			c.Close()
 			return
 		}
@@ -253,6 +289,8 @@ func (ns *natsServer) start(t *testing.T) {
 		}
 	}
 }
+
+func (ns *natsServer) hostPort() string { return net.JoinHostPort(ns.host, fmt.Sprint(ns.port)) }
 
 // kill ends the server at once, as a crash does.
 func (ns *natsServer) kill(t *testing.T) {
@@ -265,8 +303,9 @@ func (ns *natsServer) kill(t *testing.T) {
 	t.Logf("nats-server killed")
 }
 
-// startRelay runs interceptor-http relay for the scenario's state dir.
-func startRelay(t *testing.T, sc *scenario, url, machine string) {
+// startRelay runs interceptor-http relay for the scenario's state dir, in
+// the machine's network namespace.
+func startRelay(t *testing.T, sc *scenario, mn *netns, url, machine string) {
 	t.Helper()
 	cmd := exec.Command(inboxBinary(t), "relay", "--nats", url, "--state-dir", sc.stateDir, "--machine", machine, "--heartbeat", "1s")
 	cmd.Env = sc.baseEnv()
@@ -275,7 +314,7 @@ func startRelay(t *testing.T, sc *scenario, url, machine string) {
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = errf, errf
-	if err := cmd.Start(); err != nil {
+	if err := mn.start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

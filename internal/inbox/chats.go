@@ -27,6 +27,10 @@ type childView struct {
 	Unsupervised bool       `json:"unsupervised,omitempty"`
 	Chats        []chatView `json:"chats"`
 	Older        int        `json:"older,omitempty"` // chats not listed
+	// Machine names the machine of another machine's child ("" this
+	// one's; machines.go); Unreachable, that its relay has gone silent.
+	Machine     string `json:"machine,omitempty"`
+	Unreachable bool   `json:"unreachable,omitempty"`
 }
 
 type chatView struct {
@@ -69,9 +73,20 @@ func (s *Server) here(open []Open) []approvals.Request {
 }
 
 // childrenOf is childrenView with the open requests read already (only
-// their Chat is read, to count what waits in each chat).
+// their Chat is read, to count what waits in each chat), and the other
+// machines' children a NATS source knows.
 func (s *Server) childrenOf(open []approvals.Request) (childrenList, error) {
-	all, err := s.kids.List()
+	out, err := childrenIn(s.kids, s.opts.StateDir, open)
+	if err != nil {
+		return out, err
+	}
+	return s.withElsewhere(out), nil
+}
+
+// childrenIn is the children of the store kids (in stateDir), as the page
+// lists them.
+func childrenIn(kids *children.Store, stateDir string, open []approvals.Request) (childrenList, error) {
+	all, err := kids.List()
 	if err != nil {
 		return childrenList{}, err
 	}
@@ -85,13 +100,13 @@ func (s *Server) childrenOf(open []approvals.Request) (childrenList, error) {
 	for _, c := range all {
 		cv := childView{ID: c.ID, Name: vis(c.Name), Client: vis(c.Client), WorkingDir: vis(c.WorkingDir),
 			Model: vis(c.Model), Unsupervised: c.Unsupervised, Chats: []chatView{}}
-		viewer := children.NewViewer(s.opts.StateDir, c.Session)
+		viewer := children.NewViewer(stateDir, c.Session)
 		for n := c.Chats; n >= 1; n-- {
 			if len(cv.Chats) == maxChats {
 				cv.Older = n
 				break
 			}
-			chat, err := s.kids.Chat(children.ChatID(c.ID, n))
+			chat, err := kids.Chat(children.ChatID(c.ID, n))
 			if err != nil {
 				continue
 			}

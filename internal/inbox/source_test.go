@@ -3,14 +3,19 @@ package inbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
+	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/state"
 )
 
 // fakeSource is other machines' queues, as relay.Inbox would give them;
@@ -138,5 +143,95 @@ func TestRulesStayOnTheirMachine(t *testing.T) {
 	}
 	if rs, err := q.Rules(); err != nil || len(rs) != 1 || rs[0].CommandPrefix != "git status" || strings.Join(src.decided, ",") != "/"+mine.ID+":allow" {
 		t.Fatalf("after this machine's rule: rules %+v %v, decided %v", rs, err, src.decided)
+	}
+}
+
+// othersSource is fakeSource that also knows other machines' children.
+type othersSource struct {
+	fakeSource
+	others []MachineChildren
+}
+
+func (o *othersSource) OtherChildren() []MachineChildren { return o.others }
+
+// Other machines' children, as their relays publish them (ChildrenJSON of
+// their state dir: prompts masked there), are listed after this
+// machine's, each naming its machine; what another machine sent is made
+// visible again and bounded here; the entry of this machine's own relay
+// is not listed twice.
+func TestChildrenOfOtherMachines(t *testing.T) {
+	// Machine devbox: a child whose chat ran, its prompt holding a token,
+	// and a request of the chat waiting.
+	box := filepath.Join(t.TempDir(), "devbox")
+	kids := children.New(box)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kids.Bin = exe
+	pathDir, tok := chatFixture(t)
+	if err := state.New(box).Put(state.Record{Token: tok, Server: "wf", Session: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kids.Create(children.Child{Name: "worker", Client: "claude-code", WorkingDir: t.TempDir(),
+		Env: map[string]string{"PATH": pathDir + ":/usr/bin:/bin"}}); err != nil {
+		t.Fatal(err)
+	}
+	chat, err := kids.StartChat("worker", "Run the workflow.\nsession_token: tok-PROMPT-0123456789abcdefgh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if st, _ := chat.State(); st == children.Complete || st == children.Failed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the chat did not end")
+		}
+	}
+	q := approvals.New(box)
+	enqueue(t, q, approvals.Request{Client: "claude-code", Tool: "mcp__wf__next_step", Chat: chat.ID})
+	open, _ := q.Pending()
+	theirs, err := ChildrenJSON(box, q.Viewer().Requests(open))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(theirs), "tok-PROMPT-0123456789abcdefgh") || strings.Contains(string(theirs), tok[:40]) {
+		t.Fatalf("devbox's summary holds a token: %s", theirs)
+	}
+	// Machine evil: a relay with valid credentials and hostile content.
+	var many []childView
+	for i := range maxRemoteChildren + 50 {
+		many = append(many, childView{ID: fmt.Sprint(i), Name: "x\x1b[2J", Chats: []chatView{{ID: "c", Prompt: "\u202eevil"}}})
+	}
+	hostile, _ := json.Marshal(childrenList{Children: many})
+	src := &othersSource{others: []MachineChildren{
+		{Machine: "evil", Children: hostile, Unreachable: true},
+		{Machine: "devbox", Children: theirs},
+		{Machine: "", Children: theirs}, // this machine's own relay
+	}}
+	s := newServer(t, Options{Source: src})
+	src.localSource = localSource{q: approvals.New(s.opts.StateDir)}
+	w := s.do(s.req("GET", "/api/children", ""))
+	body := w.Body.String()
+	for _, bad := range []string{tok[:40], "tok-PROMPT-0123456789abcdefgh", "\u202e", "\x1b", `\u001b`} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the children's view holds %q", bad)
+		}
+	}
+	var l childrenList
+	if err := json.Unmarshal(w.Body.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Children) != 1+maxRemoteChildren {
+		t.Fatalf("%d children listed, want devbox's 1 and evil's %d", len(l.Children), maxRemoteChildren)
+	}
+	d := l.Children[0]
+	if d.Machine != "devbox" || d.Unreachable || d.Name != "worker" || len(d.Chats) != 1 || d.Chats[0].Status != "complete" ||
+		d.Chats[0].Pending != 1 || !strings.HasPrefix(d.Chats[0].Prompt, `Run the workflow.\nsession_token: [session_token `) {
+		t.Errorf("devbox's child: %+v", d)
+	}
+	if e := l.Children[1]; e.Machine != "evil" || !e.Unreachable || e.Name != `x\x1b[2J` {
+		t.Errorf("evil's first child: %+v", e)
 	}
 }

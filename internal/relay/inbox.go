@@ -123,71 +123,62 @@ func (in *Inbox) watch(ctx context.Context) error {
 		}
 		defer ws[i].Stop()
 	}
+	// Both buckets are read into fresh maps, which become the live ones
+	// once both were read whole; a change of one bucket that arrives while
+	// the other is still being read goes into its fresh map too (into the
+	// live one, it was lost at the swap: a request published while two
+	// relays started at once never showed).
 	reqs, pres := map[string]Entry{}, map[string]Presence{}
 	initial := [2]bool{true, true}
 	for {
+		var e jetstream.KeyValueEntry
+		var ok bool
+		i := 0
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-in.restart:
 			return nil
-		case e, ok := <-ws[0].Updates():
-			if !ok {
-				return errors.New("the watch of the requests ended")
-			}
-			in.apply(e, reqs, &initial[0], func() { in.swap(reqs, pres, initial) })
-		case e, ok := <-ws[1].Updates():
-			if !ok {
-				return errors.New("the watch of the machines ended")
-			}
-			in.apply(e, pres, &initial[1], func() { in.swap(reqs, pres, initial) })
+		case e, ok = <-ws[0].Updates():
+		case e, ok = <-ws[1].Updates():
+			i = 1
 		}
-	}
-}
-
-// apply records one change of a bucket into m (the fresh map while the
-// bucket is read whole, the live one after). A nil entry ends the initial
-// values.
-func (in *Inbox) apply(e jetstream.KeyValueEntry, m any, initial *bool, swap func()) {
-	if e == nil {
-		*initial = false
-		swap()
-		return
-	}
-	if !*initial {
+		if !ok {
+			return fmt.Errorf("the watch of %s ended", []string{RequestsBucket, MachinesBucket}[i])
+		}
+		if e == nil { // bucket i was read whole
+			initial[i] = false
+			if !initial[0] && !initial[1] {
+				in.swap(reqs, pres)
+			}
+			continue
+		}
 		in.mu.Lock()
-		defer in.mu.Unlock()
-		defer in.notify()
-		if _, ok := m.(map[string]Entry); ok {
-			m = in.reqs
+		if i == 0 {
+			applyEntry(e, reqs)
 		} else {
-			m = in.pres
+			applyEntry(e, pres)
 		}
-	}
-	del := e.Operation() != jetstream.KeyValuePut
-	switch m := m.(type) {
-	case map[string]Entry:
-		var v Entry
-		if del || json.Unmarshal(e.Value(), &v) != nil {
-			delete(m, e.Key())
-			return
+		if !initial[0] && !initial[1] {
+			in.notify()
 		}
-		m[e.Key()] = v
-	case map[string]Presence:
-		var v Presence
-		if del || json.Unmarshal(e.Value(), &v) != nil {
-			delete(m, e.Key())
-			return
-		}
-		m[e.Key()] = v
+		in.mu.Unlock()
 	}
 }
 
-// swap makes the maps read whole live, once both buckets were.
-func (in *Inbox) swap(reqs map[string]Entry, pres map[string]Presence, initial [2]bool) {
-	if initial[0] || initial[1] {
+// applyEntry records one change of a bucket into m: a put (a value that
+// does not parse counts as none), a delete or a purge.
+func applyEntry[V any](e jetstream.KeyValueEntry, m map[string]V) {
+	var v V
+	if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &v) != nil {
+		delete(m, e.Key())
 		return
 	}
+	m[e.Key()] = v
+}
+
+// swap makes the maps read whole the live ones.
+func (in *Inbox) swap(reqs map[string]Entry, pres map[string]Presence) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.reqs, in.pres = reqs, pres
@@ -344,3 +335,21 @@ func (in *Inbox) AddRule(r approvals.Rule) (approvals.Rule, error) { return in.h
 func (in *Inbox) RevokeRule(id string) (approvals.Rule, error) { return in.here.RevokeRule(id) }
 
 var _ inbox.Source = (*Inbox)(nil)
+
+// OtherChildren is each machine's children as its relay last published
+// them (inbox.ChildrenElsewhere).
+func (in *Inbox) OtherChildren() []inbox.MachineChildren {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	now := time.Now()
+	out := make([]inbox.MachineChildren, 0, len(in.pres))
+	for m, p := range in.pres { // the key's machine, which NATS permissions scope
+		if len(p.Children) == 0 {
+			continue
+		}
+		out = append(out, inbox.MachineChildren{Machine: m, Unreachable: !p.Reachable(now), Children: p.Children})
+	}
+	return out
+}
+
+var _ inbox.ChildrenElsewhere = (*Inbox)(nil)

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/inbox"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -44,6 +46,7 @@ type Relay struct {
 	reqs      jetstream.KeyValue
 	machines  jetstream.KeyValue
 	published map[string]string // id -> the Entry's JSON last put
+	kidsSent  []byte            // the children's summary last put
 	full      bool              // resync everything at the next sync
 	failing   string            // the last NATS error logged, "" none
 
@@ -216,10 +219,12 @@ func (r *Relay) syncLocked(ctx context.Context, beat bool) error {
 		}
 		r.published = map[string]string{}
 	}
+	changed := false
 	for id, b := range now {
 		if r.published[id] == b {
 			continue
 		}
+		changed = true
 		if _, err := r.reqs.Put(ctx, requestKey(r.o.Machine, id), []byte(b)); err != nil {
 			return fmt.Errorf("publishing request %s: %w", id, err)
 		}
@@ -233,10 +238,21 @@ func (r *Relay) syncLocked(ctx context.Context, beat bool) error {
 			return fmt.Errorf("withdrawing request %s: %w", id, err)
 		}
 		delete(r.published, id)
+		changed = true
 	}
-	if beat || r.full {
-		if err := r.putPresence(ctx, false); err != nil {
-			return err
+	// The children's summary is read at a heartbeat and when what waits
+	// changed (a chat's waiting count, its state): not at a wake that
+	// changed nothing (without inotify the queue's watch polls).
+	if beat || r.full || changed {
+		kids, err := inbox.ChildrenJSON(r.o.StateDir, open)
+		if err != nil {
+			return fmt.Errorf("the children's summary: %w", err)
+		}
+		if beat || r.full || !bytes.Equal(kids, r.kidsSent) {
+			if err := r.putPresence(ctx, false, kids); err != nil {
+				return err
+			}
+			r.kidsSent = kids
 		}
 	}
 	r.full = false
@@ -308,14 +324,9 @@ func (r *Relay) childNames(rs []approvals.Request) map[string]string {
 	return names
 }
 
-// putPresence writes the heartbeat, with the children's summaries.
-func (r *Relay) putPresence(ctx context.Context, offline bool) error {
-	p := Presence{Machine: r.o.Machine, At: time.Now(), EveryMS: r.o.Every.Milliseconds(), Offline: offline}
-	if kids, err := r.kids.List(); err == nil {
-		for _, c := range kids {
-			p.Children = append(p.Children, Child{Name: approvals.Visible(c.Name), Client: approvals.Visible(c.Client), Chats: c.Chats})
-		}
-	}
+// putPresence writes the heartbeat, with the children's summary.
+func (r *Relay) putPresence(ctx context.Context, offline bool, kids []byte) error {
+	p := Presence{Machine: r.o.Machine, At: time.Now(), EveryMS: r.o.Every.Milliseconds(), Offline: offline, Children: kids}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -336,7 +347,7 @@ func (r *Relay) goodbye() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	r.putPresence(ctx, true)
+	r.putPresence(ctx, true, r.kidsSent)
 }
 
 // maxBy bounds the decider's name an action brings.

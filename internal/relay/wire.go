@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -125,18 +126,13 @@ func (w Wire) Request() approvals.Request {
 // one is older than Unreachable(now) as unreachable, and its requests
 // with it.
 type Presence struct {
-	Machine  string    `json:"machine"`
-	At       time.Time `json:"at"`
-	EveryMS  int64     `json:"every_ms"`
-	Offline  bool      `json:"offline,omitempty"` // the relay stopped cleanly
-	Children []Child   `json:"children,omitempty"`
-}
-
-// Child is a child's summary as the relay's machine shows it.
-type Child struct {
-	Name   string `json:"name"`
-	Client string `json:"client"`
-	Chats  int    `json:"chats"`
+	Machine string    `json:"machine"`
+	At      time.Time `json:"at"`
+	EveryMS int64     `json:"every_ms"`
+	Offline bool      `json:"offline,omitempty"` // the relay stopped cleanly
+	// Children are the machine's children as its own page lists them
+	// (inbox.ChildrenJSON: stand-ins, never a held value).
+	Children json.RawMessage `json:"children,omitempty"`
 }
 
 // Reachable reports whether p's relay answered lately: three heartbeats
