@@ -93,6 +93,9 @@ It prints the page's URL, which carries the page's key after '#': the
 browser keeps it in the tab and never sends it to a server. The key is kept
 in the state dir (inbox/key, 0600) and used again at the next start, so an
 open tab reconnects; --new-key replaces it. Keep the URL to yourself.
+'interceptor inbox url' prints it again while the inbox runs (from a private
+file in the state dir). When the port of --listen is taken, inbox says
+whether this state dir's own inbox holds it.
 
 --notify URL POSTs a short message (the tool, the child, the page's address
 without the key; never the arguments or a token) when something starts
@@ -124,6 +127,7 @@ See docs/relay.md.`,
 			return serve(cmd.Context(), r, io)
 		},
 	}
+	cmd.AddCommand(newInboxURLCmd(io))
 	o.stateDirFlag.register(cmd, "state dir holding the approval queue and the children")
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "HOST:PORT to listen on (port 0: any free port); loopback only unless --allow-remote")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -50,7 +51,8 @@ func Main(args []string, f *Factory) int {
 		// for `instal claude-code --server wf`).
 		cmd, err = root, uerr
 	}
-	fmt.Fprintf(f.IO.Err, "interceptor: %s\n", oneLine(err.Error()))
+	// The binary's own name: interceptor-http's errors said interceptor.
+	fmt.Fprintf(f.IO.Err, "%s: %s\n", binaryName(debug.ReadBuildInfo()), oneLine(err.Error()))
 	if isHook(cmd) {
 		return 0
 	}
