@@ -100,7 +100,9 @@ whether this state dir's own inbox holds it.
 --notify URL POSTs a short message (the tool, the child, the page's address
 without the key; never the arguments or a token) when something starts
 waiting: an ntfy topic (https://ntfy.sh/TOPIC) or, with --notify-json, a
-webhook. The URL is a secret (whoever knows an ntfy topic reads it), and a
+webhook. A burst is one message ("5 requests wait"), at ntfy's high
+priority when an approval waits; it is updated as requests are decided and
+cleared when none is left (ntfy 2.16+). The URL is a secret (whoever knows an ntfy topic reads it), and a
 command line is readable by every user of the machine (ps): give it with
 --notify-env VAR (an environment variable holding it) or --notify-file PATH
 (a 0600 file holding it) instead. Only its scheme and host are ever printed
