@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ type inboxOptions struct {
 	notifyEnv   string
 	notifyFile  string
 	notifyJSON  bool
+	notifyWait  time.Duration
 	desktop     bool
 	newKey      bool
 	nats        NATSOptions
@@ -35,8 +37,15 @@ func (o *inboxOptions) run() (*InboxRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	wait := o.notifyWait
+	if wait < 0 {
+		return nil, fmt.Errorf("--notify-wait %s: want 0 (each at once) or more", wait)
+	}
+	if wait == 0 {
+		wait = -1 // inbox.Options: 0 is the default
+	}
 	return &InboxRun{StateDir: dir, Listen: o.listen, AllowRemote: o.allowRemote, Notify: notify,
-		NotifyJSON: o.notifyJSON, Desktop: o.desktop, NewKey: o.newKey, NATS: o.nats}, nil
+		NotifyJSON: o.notifyJSON, NotifyWait: wait, Desktop: o.desktop, NewKey: o.newKey, NATS: o.nats}, nil
 }
 
 // notifyURL is the URL --notify, --notify-env or --notify-file gives (at
@@ -137,7 +146,8 @@ See docs/relay.md.`,
 	f.StringVar(&o.notify, "notify", "", "POST a short message to this URL when something starts waiting (ntfy style); every local user can read it in the process list: --notify-env or --notify-file keep it out")
 	f.StringVar(&o.notifyEnv, "notify-env", "", "the --notify URL is in this environment variable")
 	f.StringVar(&o.notifyFile, "notify-file", "", "the --notify URL is in this file (0600, yours)")
-	f.BoolVar(&o.notifyJSON, "notify-json", false, "send --notify a JSON object (text, title, tool, child, client, link) instead of text")
+	f.BoolVar(&o.notifyJSON, "notify-json", false, "send --notify a JSON object (event, sequence_id, count, text, title, requests, link) instead of text")
+	f.DurationVar(&o.notifyWait, "notify-wait", 1500*time.Millisecond, "how long the first new request waits for others to go in one message (0: each at once)")
 	f.BoolVar(&o.desktop, "desktop", true, "show a desktop notification too where there is a way (notify-send on PATH)")
 	natsFlags(cmd, &o.nats, ": show every machine's requests (each machine runs interceptor-http relay) and decide through NATS")
 	f.BoolVar(&o.newKey, "new-key", false, "replace the page's key (state dir's inbox/key) before serving: open tabs stop working, the new URL works")

@@ -104,6 +104,12 @@ func newNotifier(o Options) (*notifier, error) {
 	n := &notifier{url: o.Notify, asJSON: o.NotifyJSON, log: o.Log, stateDir: o.StateDir,
 		client: &http.Client{Timeout: 10 * time.Second}, ready: make(chan struct{}), burst: burstWait,
 		kick: make(chan struct{}, 1), seq: newSeq()}
+	switch {
+	case o.NotifyWait < 0:
+		n.burst = 0
+	case o.NotifyWait > 0:
+		n.burst = o.NotifyWait
+	}
 	if n.url != "" {
 		u, err := url.Parse(n.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -400,3 +400,14 @@ func TestDesktopNotification(t *testing.T) {
 		t.Errorf("Describe without notify-send: %s", s.Describe())
 	}
 }
+
+// NotifyWait sets the burst's wait: 0 is burstWait, negative none.
+func TestNotifyWait(t *testing.T) {
+	for _, c := range []struct {
+		wait, want time.Duration
+	}{{0, burstWait}, {-1, 0}, {time.Second, time.Second}} {
+		if got := newServer(t, Options{Notify: "http://127.0.0.1:9/t", NotifyWait: c.wait}).notify.burst; got != c.want {
+			t.Errorf("NotifyWait %s: a burst waits %s, want %s", c.wait, got, c.want)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 // serveInbox serves the page until ctx ends, Ctrl-C or SIGTERM.
 func serveInbox(ctx context.Context, r *cli.InboxRun, io *cli.IO) error {
 	opts := inbox.Options{StateDir: r.StateDir, Listen: r.Listen, AllowRemote: r.AllowRemote,
-		Notify: r.Notify, NotifyJSON: r.NotifyJSON, Desktop: r.Desktop, Log: io.Err, NewKey: r.NewKey}
+		Notify: r.Notify, NotifyJSON: r.NotifyJSON, NotifyWait: r.NotifyWait, Desktop: r.Desktop, Log: io.Err, NewKey: r.NewKey}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if r.NATS.URL != "" {
