@@ -143,6 +143,11 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 		return root
 	}
 	root.Long = rootLong()
+	// --version as the version command (each binary names itself); not on
+	// the hook path above, which must not read the build info.
+	root.Version = versionString(f.Version)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version, as the version command does")
 	// `interceptor completion bash|zsh|fish|powershell` prints a completion
 	// script (cobra's).
 	root.CompletionOptions.HiddenDefaultCmd = false
