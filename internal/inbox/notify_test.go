@@ -182,7 +182,7 @@ func TestNotifyPostsAShortMessage(t *testing.T) {
 func TestNotifyBurst(t *testing.T) {
 	rc := newReceiver(t)
 	s := newServer(t, Options{Notify: rc.URL + "/topic"})
-	s.notify.burst = 300 * time.Millisecond
+	s.notify.burst = time.Second // five enqueues (each fsyncs) fit in it on a loaded machine
 	serve(t, s)
 	q := approvals.New(s.opts.StateDir)
 	var reqs []approvals.Request
@@ -191,7 +191,7 @@ func TestNotifyBurst(t *testing.T) {
 	}
 	reqs = append(reqs, enqueue(t, q, approvals.Request{Kind: approvals.KindInput, Mode: approvals.ModePark, Tool: "ask", Input: `{}`}))
 	got := rc.wait(t, 1)[0]
-	time.Sleep(600 * time.Millisecond) // two more bursts' time: nothing else comes
+	time.Sleep(2 * time.Second) // two more bursts' time: nothing else comes
 	if n := len(rc.wait(t, 1)); n != 1 {
 		t.Fatalf("5 requests at once made %d messages, want 1", n)
 	}
@@ -368,7 +368,7 @@ func TestDesktopNotification(t *testing.T) {
 	if !strings.Contains(s.Describe(), "desktop ("+filepath.Join(bin, "notify-send")+")") {
 		t.Errorf("Describe: %s", s.Describe())
 	}
-	s.notify.burst = 300 * time.Millisecond
+	s.notify.burst = time.Second
 	serve(t, s)
 	q := approvals.New(s.opts.StateDir)
 	enqueue(t, q, approvals.Request{Client: "codex", Tool: "mcp__wf__next_step; rm -rf ~", Input: `{"a":"b"}`})
@@ -391,7 +391,7 @@ func TestDesktopNotification(t *testing.T) {
 	}
 	want += "--app-name=interceptor\n--\ninterceptor: 4 requests wait\n4 requests wait (4 approvals, 0 questions): mcp__wf__next_step; rm -rf ~ (codex); t0 (codex); t1 (codex); and 1 more. " + s.Link() + "\n"
 	read(want)
-	time.Sleep(600 * time.Millisecond)
+	time.Sleep(2 * time.Second)
 	if got, _ := os.ReadFile(out); string(got) != want {
 		t.Errorf("notify-send after a burst got\n%s\nwant\n%s", got, want)
 	}
