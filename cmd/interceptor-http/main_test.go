@@ -36,3 +36,9 @@ func TestVersionNamesItself(t *testing.T) {
 		t.Fatalf("version: code %d, %q %q", code, out.String(), errb.String())
 	}
 }
+
+// TestHTTPScripts runs the scripts of the commands only interceptor-http
+// serves (the inbox page).
+func TestHTTPScripts(t *testing.T) {
+	clitest.Run(t, filepath.Join("testdata", "script"), filepath.Join("..", "..", "testdata"))
+}

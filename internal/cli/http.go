@@ -46,6 +46,7 @@ type InboxRun struct {
 	AllowRemote      bool
 	Notify           string // the URL, from --notify, --notify-env or --notify-file
 	NotifyJSON       bool
+	NotifyWait       time.Duration // a burst's wait; negative: none
 	Desktop          bool
 	NewKey           bool
 	NATS             NATSOptions // URL set: every machine's requests, through NATS

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/privfs"
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ type inboxOptions struct {
 	notifyEnv   string
 	notifyFile  string
 	notifyJSON  bool
+	notifyWait  time.Duration
 	desktop     bool
 	newKey      bool
 	nats        NATSOptions
@@ -35,8 +37,15 @@ func (o *inboxOptions) run() (*InboxRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	wait := o.notifyWait
+	if wait < 0 {
+		return nil, fmt.Errorf("--notify-wait %s: want 0 (each at once) or more", wait)
+	}
+	if wait == 0 {
+		wait = -1 // inbox.Options: 0 is the default
+	}
 	return &InboxRun{StateDir: dir, Listen: o.listen, AllowRemote: o.allowRemote, Notify: notify,
-		NotifyJSON: o.notifyJSON, Desktop: o.desktop, NewKey: o.newKey, NATS: o.nats}, nil
+		NotifyJSON: o.notifyJSON, NotifyWait: wait, Desktop: o.desktop, NewKey: o.newKey, NATS: o.nats}, nil
 }
 
 // notifyURL is the URL --notify, --notify-env or --notify-file gives (at
@@ -93,11 +102,16 @@ It prints the page's URL, which carries the page's key after '#': the
 browser keeps it in the tab and never sends it to a server. The key is kept
 in the state dir (inbox/key, 0600) and used again at the next start, so an
 open tab reconnects; --new-key replaces it. Keep the URL to yourself.
+'interceptor inbox url' prints it again while the inbox runs (from a private
+file in the state dir). When the port of --listen is taken, inbox says
+whether this state dir's own inbox holds it.
 
 --notify URL POSTs a short message (the tool, the child, the page's address
 without the key; never the arguments or a token) when something starts
 waiting: an ntfy topic (https://ntfy.sh/TOPIC) or, with --notify-json, a
-webhook. The URL is a secret (whoever knows an ntfy topic reads it), and a
+webhook. A burst is one message ("5 requests wait"), at ntfy's high
+priority when an approval waits; it is updated as requests are decided and
+cleared when none is left (ntfy 2.16+). The URL is a secret (whoever knows an ntfy topic reads it), and a
 command line is readable by every user of the machine (ps): give it with
 --notify-env VAR (an environment variable holding it) or --notify-file PATH
 (a 0600 file holding it) instead. Only its scheme and host are ever printed
@@ -124,6 +138,7 @@ See docs/relay.md.`,
 			return serve(cmd.Context(), r, io)
 		},
 	}
+	cmd.AddCommand(newInboxURLCmd(io))
 	o.stateDirFlag.register(cmd, "state dir holding the approval queue and the children")
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "HOST:PORT to listen on (port 0: any free port); loopback only unless --allow-remote")
@@ -131,7 +146,8 @@ See docs/relay.md.`,
 	f.StringVar(&o.notify, "notify", "", "POST a short message to this URL when something starts waiting (ntfy style); every local user can read it in the process list: --notify-env or --notify-file keep it out")
 	f.StringVar(&o.notifyEnv, "notify-env", "", "the --notify URL is in this environment variable")
 	f.StringVar(&o.notifyFile, "notify-file", "", "the --notify URL is in this file (0600, yours)")
-	f.BoolVar(&o.notifyJSON, "notify-json", false, "send --notify a JSON object (text, title, tool, child, client, link) instead of text")
+	f.BoolVar(&o.notifyJSON, "notify-json", false, "send --notify a JSON object (event, sequence_id, count, text, title, requests, link) instead of text")
+	f.DurationVar(&o.notifyWait, "notify-wait", 1500*time.Millisecond, "how long the first new request waits for others to go in one message (0: each at once)")
 	f.BoolVar(&o.desktop, "desktop", true, "show a desktop notification too where there is a way (notify-send on PATH)")
 	natsFlags(cmd, &o.nats, ": show every machine's requests (each machine runs interceptor-http relay) and decide through NATS")
 	f.BoolVar(&o.newKey, "new-key", false, "replace the page's key (state dir's inbox/key) before serving: open tabs stop working, the new URL works")

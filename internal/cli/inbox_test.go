@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // interceptor inbox: the binary without net/http says where the page is
@@ -76,6 +77,23 @@ func TestInboxNotifyURL(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
 		case c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail) || strings.Contains(err.Error(), "SECRET")):
 			t.Errorf("%s: %q, %v; want an error with %q and no secret", c.name, got, err, c.fail)
+		}
+	}
+}
+
+// --notify-wait 0 sends each request at once (inbox.Options: negative);
+// no flag keeps the 1.5 s burst; a negative one is refused.
+func TestInboxNotifyWait(t *testing.T) {
+	for _, c := range []struct {
+		flag time.Duration
+		want time.Duration
+		fail bool
+	}{{1500 * time.Millisecond, 1500 * time.Millisecond, false}, {0, -1, false}, {-time.Second, 0, true}} {
+		o := inboxOptions{notifyWait: c.flag}
+		o.dir = t.TempDir()
+		r, err := o.run()
+		if c.fail != (err != nil) || err == nil && r.NotifyWait != c.want {
+			t.Errorf("--notify-wait %s: %+v, %v; want %s", c.flag, r, err, c.want)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 		fl.BoolVar(&f.proxy, "proxy", false, "put back the server's entry in the client's MCP config as it was before install --proxy")
 		return
 	}
-	fl.BoolVar(&f.proxy, "proxy", false, "instead of hooks, rewrite the server's entry in the client's own MCP config to run through interceptor proxy (a command) or interceptor-http proxy --url (a Streamable HTTP address); the hook options below that the proxy takes go with it")
+	fl.BoolVar(&f.proxy, "proxy", false, "instead of hooks, rewrite the server's entry in the client's own MCP config to run through interceptor proxy (a command) or interceptor-http proxy --url (a Streamable HTTP address); the hook options the proxy takes go with it")
 	fl.StringVar(&f.bin, "bin", "", "the interceptor binary the hooks run: an absolute path whose name starts with interceptor (default: this binary's absolute path)")
 	registerPassedOn(fl, &f.hook.Options)
 	fl.Lookup("redact").Usage += " (" + displays(clientsWhere(rewritesResult)) + "; the others cannot rewrite what the model reads)"
@@ -55,7 +55,7 @@ func (f *installFlags) register(cmd *cobra.Command, hookOptions bool) {
 	fl.BoolVar(&f.approve.On, "approve", false, "also install an 'interceptor approve' hook in front of inject: the server's tool calls wait for a supervisor (docs/approvals.md)")
 	fl.DurationVar(&f.approve.Timeout, "approve-timeout", 0, "with --approve: approve's --timeout (default 5m); the client's hook timeout is set 30s longer")
 	fl.StringVar(&f.approve.Match, "approve-match", "", "with --approve: approve's --match REGEX on the client's tool names (default: the server's tools)")
-	fl.BoolVar(&f.approve.Shell, "approve-shell", false, "with --approve: gate the client's shell tool too ("+shellTools()+"), so a child's own `interceptor approvals allow` waits for the supervisor")
+	fl.BoolVar(&f.approve.Shell, "approve-shell", false, "with --approve: gate the client's shell tool too ("+shellTools()+"), so a child's own 'interceptor approvals allow' waits for the supervisor")
 	fl.BoolVar(&f.trust, "trust", false, trustUsage())
 }
 
@@ -192,10 +192,11 @@ type installRun struct {
 // see the options without touching a config).
 func newInstallCmd(io *IO, runF func(*installRun) error) *cobra.Command {
 	cmd := newInstallCmdOf(io, runF, true)
-	cmd.Use = "install CLIENT --server NAME [--scope user|project] [--dry-run] [hook options]"
+	cmd.Use = "install CLIENT --server NAME [flags]"
 	cmd.Short = "Wire the hooks into a client's config (" + clientNames(clientsWhere(all), ", ") + ")"
-	cmd.Long = installLong()
+	cmd.Long = installIntro()
 	cmd.Example = installExample()
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), installHelp(c)) })
 	return cmd
 }
 

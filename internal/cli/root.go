@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -50,7 +51,8 @@ func Main(args []string, f *Factory) int {
 		// for `instal claude-code --server wf`).
 		cmd, err = root, uerr
 	}
-	fmt.Fprintf(f.IO.Err, "interceptor: %s\n", oneLine(err.Error()))
+	// The binary's own name: interceptor-http's errors said interceptor.
+	fmt.Fprintf(f.IO.Err, "%s: %s\n", binaryName(debug.ReadBuildInfo()), oneLine(err.Error()))
 	if isHook(cmd) {
 		return 0
 	}
@@ -141,6 +143,11 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 		return root
 	}
 	root.Long = rootLong()
+	// --version as the version command (each binary names itself); not on
+	// the hook path above, which must not read the build info.
+	root.Version = versionString(f.Version)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version, as the version command does")
 	// `interceptor completion bash|zsh|fish|powershell` prints a completion
 	// script (cobra's).
 	root.CompletionOptions.HiddenDefaultCmd = false

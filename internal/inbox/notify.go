@@ -3,6 +3,8 @@ package inbox
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +48,11 @@ func (n note) text(link string) string {
 	if n.Kind == "question" {
 		what = "asks you a question"
 	}
+	return n.Tool + " " + what + n.who() + ". " + link
+}
+
+// who is " (machine M, child C, client)", or "" when none is known.
+func (n note) who() string {
 	var who []string
 	if n.Machine != "" {
 		who = append(who, "machine "+n.Machine)
@@ -56,11 +63,10 @@ func (n note) text(link string) string {
 	if n.Client != "" {
 		who = append(who, n.Client)
 	}
-	s := n.Tool + " " + what
-	if len(who) > 0 {
-		s += " (" + strings.Join(who, ", ") + ")"
+	if len(who) == 0 {
+		return ""
 	}
-	return s + ". " + link
+	return " (" + strings.Join(who, ", ") + ")"
 }
 
 // notifier sends notes: to a URL, and to the desktop.
@@ -72,17 +78,38 @@ type notifier struct {
 	log      io.Writer
 	client   *http.Client
 	stateDir string
-	queue    chan note
 	mu       sync.Mutex    // log lines
 	ready    chan struct{} // closed once the requests waiting at start are known
+	// burst is how long the first new request of a burst waits for the
+	// others to go in one message ("5 requests wait", not five pings).
+	burst time.Duration
+	// The watch hands the sender what waits now (pend, under pendMu) and
+	// kicks it; arrived says new requests came since the sender last took
+	// it. The watch never waits for the network.
+	pendMu sync.Mutex
+	pend   []note
+	fresh  bool
+	kick   chan struct{}
+	// seq names this inbox's messages for ntfy's X-Sequence-ID: one per
+	// run of waiting requests, so a message is updated, then cleared.
+	seq string
 }
 
-// maxQueued notes wait to be sent; more are dropped with one log line.
-const maxQueued = 64
+// burstWait is notifier.burst unless a test says otherwise: short enough
+// that a person is told at once, long enough for a parallel agent's calls
+// (they come within milliseconds) to make one message.
+const burstWait = 1500 * time.Millisecond
 
 func newNotifier(o Options) (*notifier, error) {
 	n := &notifier{url: o.Notify, asJSON: o.NotifyJSON, log: o.Log, stateDir: o.StateDir,
-		client: &http.Client{Timeout: 10 * time.Second}, queue: make(chan note, maxQueued), ready: make(chan struct{})}
+		client: &http.Client{Timeout: 10 * time.Second}, ready: make(chan struct{}), burst: burstWait,
+		kick: make(chan struct{}, 1), seq: newSeq()}
+	switch {
+	case o.NotifyWait < 0:
+		n.burst = 0
+	case o.NotifyWait > 0:
+		n.burst = o.NotifyWait
+	}
 	if n.url != "" {
 		u, err := url.Parse(n.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -172,15 +199,26 @@ func (n *notifier) logf(format string, a ...any) {
 	fmt.Fprintf(n.log, "inbox: "+format+"\n", a...)
 }
 
-// watch notes every request that starts waiting after the watch began,
-// until ctx ends. The requests already waiting at start are the person's
-// to see on the page.
+// newSeq is the stem of this inbox's sequence ids: random, so two inboxes
+// (or two runs of one) on one topic never update each other's messages.
+func newSeq() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return "interceptor-" + hex.EncodeToString(b)
+}
+
+// watch follows what waits, until ctx ends, and hands it to the sender:
+// the requests that started waiting after the watch began, still open.
+// The requests already waiting at start are the person's to see on the
+// page.
 func (n *notifier) watch(ctx context.Context, q Source, kids *children.Store) {
 	if !n.enabled() {
 		return
 	}
 	go n.send(ctx)
 	var seen map[string]bool
+	waiting := map[string]note{} // by key, since the watch began
+	var order []string           // waiting's keys, oldest first
 	err := q.Changes(ctx, func() bool {
 		open, err := q.Open(ctx)
 		if err != nil {
@@ -188,17 +226,36 @@ func (n *notifier) watch(ctx context.Context, q Source, kids *children.Store) {
 			return true
 		}
 		now := map[string]bool{}
+		arrived := false
 		for _, o := range open {
 			key := o.Machine + "/" + o.Request.ID
 			now[key] = true
 			if seen != nil && !seen[key] {
-				n.add(n.noteOf(o, q.Here(o.Machine), kids))
+				if _, ok := waiting[key]; !ok {
+					waiting[key] = n.noteOf(o, q.Here(o.Machine), kids)
+					order = append(order, key)
+					arrived = true
+				}
 			}
 		}
+		kept := order[:0]
+		for _, k := range order {
+			if now[k] {
+				kept = append(kept, k)
+			} else {
+				delete(waiting, k) // decided (here, elsewhere, or timed out)
+			}
+		}
+		order = kept
 		if seen == nil {
 			close(n.ready)
 		}
 		seen = now
+		notes := make([]note, len(order))
+		for i, k := range order {
+			notes[i] = waiting[k]
+		}
+		n.hand(notes, arrived)
 		return true
 	})
 	if err != nil && ctx.Err() == nil {
@@ -206,12 +263,23 @@ func (n *notifier) watch(ctx context.Context, q Source, kids *children.Store) {
 	}
 }
 
-func (n *notifier) add(x note) {
+// hand gives the sender what waits now; it never blocks.
+func (n *notifier) hand(open []note, arrived bool) {
+	n.pendMu.Lock()
+	n.pend, n.fresh = open, n.fresh || arrived
+	n.pendMu.Unlock()
 	select {
-	case n.queue <- x:
+	case n.kick <- struct{}{}:
 	default:
-		n.logf("notification for %s dropped: %d are waiting to be sent", x.ID, maxQueued)
 	}
+}
+
+func (n *notifier) take() ([]note, bool) {
+	n.pendMu.Lock()
+	defer n.pendMu.Unlock()
+	open, arrived := n.pend, n.fresh
+	n.fresh = false
+	return open, arrived
 }
 
 // noteOf is an open request as a notification names it. The tool name
@@ -243,44 +311,192 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
+// send turns what waits into messages. A burst of new requests waits
+// n.burst after its first, then goes as one message (high priority when
+// an approval is among them) and one desktop notification. While it is
+// shown, a decision updates it quietly with what still waits, and the
+// last one clears it; the next burst is a new message.
 func (n *notifier) send(ctx context.Context) {
+	var (
+		open  []note
+		shown int    // how many the message on show names; 0: none
+		sid   string // its sequence id
+		runs  int
+		timer *time.Timer
+		fire  <-chan time.Time
+	)
 	for {
 		select {
 		case <-ctx.Done():
-			return
-		case x := <-n.queue:
-			if n.url != "" {
-				if err := n.post(ctx, x); err != nil {
-					n.logf("notification for %s not sent: %s", x.ID, n.scrub(err))
-				}
+			if timer != nil {
+				timer.Stop()
 			}
+			return
+		case <-n.kick:
+			var arrived bool
+			open, arrived = n.take()
+			if arrived && fire == nil {
+				timer = time.NewTimer(n.burst)
+				fire = timer.C
+			}
+			if fire != nil || shown == 0 || len(open) == shown {
+				continue // the burst's message will say it, or nothing to change
+			}
+			if len(open) == 0 {
+				n.deliver(ctx, msgOf(open, sid, "clear"))
+			} else {
+				n.deliver(ctx, msgOf(open, sid, "update"))
+			}
+			shown = len(open)
+		case <-fire:
+			fire, timer = nil, nil
+			if len(open) == 0 {
+				if shown > 0 {
+					n.deliver(ctx, msgOf(open, sid, "clear"))
+					shown = 0
+				}
+				continue
+			}
+			if shown == 0 {
+				runs++
+				sid = fmt.Sprintf("%s-%d", n.seq, runs)
+			}
+			n.deliver(ctx, msgOf(open, sid, "wait"))
+			shown = len(open)
 			if n.desktop != "" {
-				if err := n.desktopShow(ctx, x); err != nil {
-					n.logf("desktop notification for %s not shown: %v", x.ID, err)
+				if err := n.desktopShow(ctx, msgOf(open, sid, "wait")); err != nil {
+					n.logf("desktop notification for %s not shown: %v", ids(open), err)
 				}
 			}
 		}
 	}
 }
 
-// post sends x to the URL: ntfy's form (the text as the body, Title, Tags
-// and Click headers), or with NotifyJSON an object for webhooks.
-func (n *notifier) post(ctx context.Context, x note) error {
-	body := []byte(x.text(n.link))
-	ctype := "text/plain; charset=utf-8"
-	if n.asJSON {
-		body, _ = json.Marshal(map[string]string{"text": x.text(n.link), "title": x.title(), "id": x.ID, "kind": x.Kind,
-			"tool": x.Tool, "child": x.Child, "client": x.Client, "machine": x.Machine, "link": n.link})
-		ctype = "application/json"
+// message is one thing sent: a burst ("wait"), what still waits after a
+// decision ("update"), or none left ("clear").
+type message struct {
+	event string
+	sid   string
+	open  []note
+}
+
+func msgOf(open []note, sid, event string) message {
+	return message{event: event, sid: sid, open: open}
+}
+
+func ids(open []note) string {
+	var s []string
+	for _, x := range open {
+		s = append(s, x.ID)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(body))
+	return strings.Join(s, ", ")
+}
+
+// shownInMessage is how many requests a message names before "and N more".
+const shownInMessage = 3
+
+func (m message) title() string {
+	switch {
+	case m.event == "clear":
+		return "interceptor: nothing waits"
+	case len(m.open) == 1:
+		return m.open[0].title()
+	}
+	return fmt.Sprintf("interceptor: %d requests wait", len(m.open))
+}
+
+func (m message) text(link string) string {
+	switch {
+	case m.event == "clear":
+		return "Every request was decided. " + link
+	case len(m.open) == 1:
+		return m.open[0].text(link)
+	}
+	var approvals, questions int
+	var named []string
+	for i, x := range m.open {
+		if x.Kind == "question" {
+			questions++
+		} else {
+			approvals++
+		}
+		if i < shownInMessage {
+			named = append(named, x.Tool+x.who())
+		}
+	}
+	s := fmt.Sprintf("%d requests wait (%s): %s", len(m.open), plural(approvals, "approval")+", "+plural(questions, "question"), strings.Join(named, "; "))
+	if more := len(m.open) - len(named); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s + ". " + link
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// priority is ntfy's: high when an approval waits on a new burst (an
+// agent is stopped until someone decides), the default for questions
+// alone, low (no sound) for an update after a decision.
+func (m message) priority() string {
+	switch m.event {
+	case "wait":
+		for _, x := range m.open {
+			if x.Kind != "question" {
+				return "high"
+			}
+		}
+		return "default"
+	}
+	return "low"
+}
+
+// deliver sends m to the URL, logging a failure in one line.
+func (n *notifier) deliver(ctx context.Context, m message) {
+	if n.url == "" {
+		return
+	}
+	if err := n.post(ctx, m); err != nil {
+		what := ids(m.open)
+		if m.event == "clear" {
+			what = "the decided requests"
+		}
+		n.logf("notification for %s not sent: %s", what, n.scrub(err))
+	}
+}
+
+// post sends m to the URL: ntfy's form (the text as the body; Title,
+// Tags, Priority, Click and X-Sequence-ID headers; a clear is PUT
+// TOPIC/SID/clear), or with NotifyJSON an object for webhooks.
+func (n *notifier) post(ctx context.Context, m message) error {
+	method, target := http.MethodPost, n.url
+	body := []byte(m.text(n.link))
+	ctype := "text/plain; charset=utf-8"
+	switch {
+	case n.asJSON:
+		body, _ = json.Marshal(n.jsonOf(m))
+		ctype = "application/json"
+	case m.event == "clear":
+		u, _ := url.Parse(n.url) // checked by newNotifier
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/" + m.sid + "/clear"
+		u.RawPath = ""
+		method, target, body = http.MethodPut, u.String(), nil
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", ctype)
-	req.Header.Set("Title", x.title())
-	req.Header.Set("Tags", "hourglass")
-	req.Header.Set("Click", n.link)
+	if body != nil {
+		req.Header.Set("Content-Type", ctype)
+		req.Header.Set("Title", m.title())
+		req.Header.Set("Tags", "hourglass")
+		req.Header.Set("Priority", m.priority())
+		req.Header.Set("Click", n.link)
+	}
+	req.Header.Set("X-Sequence-ID", m.sid)
 	resp, err := n.client.Do(req)
 	if err != nil {
 		return err
@@ -293,11 +509,34 @@ func (n *notifier) post(ctx context.Context, x note) error {
 	return nil
 }
 
-func (n *notifier) desktopShow(ctx context.Context, x note) error {
+// jsonOf is m for a webhook: the event and sequence id, the counts, each
+// request, and (for one that names a single request) the newest one's
+// fields at the top.
+func (n *notifier) jsonOf(m message) map[string]any {
+	var reqs []map[string]string
+	approvals := 0
+	for _, x := range m.open {
+		reqs = append(reqs, map[string]string{"id": x.ID, "kind": x.Kind, "tool": x.Tool, "child": x.Child, "client": x.Client, "machine": x.Machine})
+		if x.Kind != "question" {
+			approvals++
+		}
+	}
+	out := map[string]any{"event": m.event, "sequence_id": m.sid, "count": len(m.open), "approvals": approvals,
+		"questions": len(m.open) - approvals, "text": m.text(n.link), "title": m.title(), "priority": m.priority(),
+		"link": n.link, "requests": reqs}
+	if len(m.open) > 0 {
+		for k, v := range reqs[len(reqs)-1] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (n *notifier) desktopShow(ctx context.Context, m message) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	// Arguments, not a shell line: nothing in them is interpreted.
-	out, err := exec.CommandContext(ctx, n.desktop, "--app-name=interceptor", "--", x.title(), x.text(n.link)).CombinedOutput()
+	out, err := exec.CommandContext(ctx, n.desktop, "--app-name=interceptor", "--", m.title(), m.text(n.link)).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	// NotifyJSON sends a JSON object instead (webhooks).
 	Notify     string
 	NotifyJSON bool
+	// NotifyWait is how long a burst of new requests gathers before it is
+	// notified as one (0: 1.5 s; negative: at once). notify.go.
+	NotifyWait time.Duration
 	// Desktop shows a desktop notification too, where the platform has a
 	// way (notify-send on PATH, Linux).
 	Desktop bool

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -40,6 +41,9 @@ const callbackPath = "/callback"
 // the authorization whose state is state.
 func listenCallback(port int, state string) (*callback, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("the redirect listener: port %d of 127.0.0.1 is taken by another program: free it, or give another --callback-port (one the redirect URI registered with the server allows)", port)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the redirect listener on 127.0.0.1:%d: %w", port, err)
 	}

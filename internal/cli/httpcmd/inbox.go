@@ -14,7 +14,7 @@ import (
 // serveInbox serves the page until ctx ends, Ctrl-C or SIGTERM.
 func serveInbox(ctx context.Context, r *cli.InboxRun, io *cli.IO) error {
 	opts := inbox.Options{StateDir: r.StateDir, Listen: r.Listen, AllowRemote: r.AllowRemote,
-		Notify: r.Notify, NotifyJSON: r.NotifyJSON, Desktop: r.Desktop, Log: io.Err, NewKey: r.NewKey}
+		Notify: r.Notify, NotifyJSON: r.NotifyJSON, NotifyWait: r.NotifyWait, Desktop: r.Desktop, Log: io.Err, NewKey: r.NewKey}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if r.NATS.URL != "" {
@@ -27,13 +27,18 @@ func serveInbox(ctx context.Context, r *cli.InboxRun, io *cli.IO) error {
 	}
 	srv, err := inbox.Listen(opts)
 	if err != nil {
+		return cli.BusyPort(r.StateDir, r.Listen, err)
+	}
+	release, err := cli.AnnounceInbox(r.StateDir, srv.Addr(), srv.URL())
+	if err != nil {
 		return err
 	}
+	defer release()
 	if r.AllowRemote {
 		fmt.Fprintf(io.Err, "inbox: WARNING: listening on %s, beyond loopback (--allow-remote): anyone who can reach it and has the URL decides your agents' tool calls, over plain HTTP\n", srv.Addr())
 	}
 	fmt.Fprintf(io.Out, "interceptor inbox: open %s\n", srv.URL())
-	fmt.Fprintf(io.Out, "state dir %s; %s\n", r.StateDir, srv.Describe())
+	fmt.Fprintf(io.Out, "state dir %s; %s; interceptor inbox url prints the URL again\n", r.StateDir, srv.Describe())
 	if r.NATS.URL != "" {
 		fmt.Fprintf(io.Out, "every machine's requests, through NATS (interceptor-http relay on each)\n")
 	}
