@@ -264,7 +264,6 @@ function ruleBox(it, c, run, done, whole) {
     el('button', {type: 'button', class: 'deny always-deny', text: 'Always deny', onclick: make(false)}));
 }
 
-
 // fieldsOf lays a question's arguments out by its tool's input schema.
 function fieldsOf(it) {
   const dl = el('dl', {class: 'fields'});
@@ -276,6 +275,3 @@ function fieldsOf(it) {
   if (!(it.fields || []).length) dl.append(el('dt', {text: 'arguments'}), el('dd', {}, ...boxed(el('pre'), it.input)));
   return dl;
 }
-
-// A list of cards kept in step with the pending requests: a card stays
-// (with what was typed into it) while its request waits; one that leaves

@@ -21,15 +21,21 @@ export function focusCard(c) {
   focused.focus({preventScroll: true});
   focused.scrollIntoView({block: 'nearest'});
 }
+// shown: a card the person can see (not filtered out, not in a collapsed
+// group).
+const shown = (c) => c.getClientRects().length > 0;
+
+// nextCard is the shown card after (dir > 0) or before from (a card or a
+// slot), in the page's order, across groups.
 export function nextCard(from, dir) {
-  for (let e = dir > 0 ? from.nextElementSibling : from.previousElementSibling; e; e = dir > 0 ? e.nextElementSibling : e.previousElementSibling) {
-    if (e.matches('article.card') && !e.hidden) return e;
-  }
-  return null;
+  const box = from.closest('.cards:not(.group-body)') || from.parentElement;
+  const all = [...box.querySelectorAll('article.card')].filter(shown);
+  const after = (e) => from.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING;
+  return dir > 0 ? all.find(after) || null : all.findLast((e) => e !== from && !after(e)) || null;
 }
 function move(dir) {
   const list = $('waiting-list');
-  if (!focused || !focused.isConnected) return focusCard(list.querySelector('article.card'));
+  if (!focused || !focused.isConnected) return focusCard([...list.querySelectorAll('article.card')].find(shown));
   focusCard(nextCard(focused, dir) || focused);
 }
 document.addEventListener('keydown', (ev) => {
@@ -49,6 +55,7 @@ document.addEventListener('keydown', (ev) => {
   ev.preventDefault();
   if (ev.repeat) return;
   if ($('waiting-list').classList.contains('compact') || focused.hidden) { toast('Compact rows hide the input: uncheck compact to decide one.'); return; }
+  if (!shown(focused)) { toast('This request is in a collapsed group: open the group to decide it.'); return; }
   if (performance.now() - focused.focusedAt < SETTLE_MS) { toast('Not decided: this request just came into focus. Look at it, then press again.'); return; }
   if (ev.key === 'a') focused.keys.allow();
   else if (ev.key === 'd') reasonOnKeyUp = focused; // the d itself must not land in the box

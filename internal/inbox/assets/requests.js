@@ -1,14 +1,17 @@
 // requests.js: the list of what waits (cards kept in step with the
 // stream), the counts, triage: filter, compact rows, groups.
 import {$, el, setClock, toast} from './dom.js';
-import {post, get} from './api.js';
+import {get} from './api.js';
 import {tick, cardKey, card} from './card.js';
-import {SETTLE_MS, SLOT_MIN_MS, unsettle} from './settle.js';
+import {SLOT_MIN_MS, unsettle} from './settle.js';
+import {applyFilter, place, showGroups} from './triage.js';
 import {loadHistory} from './history.js';
 import {focused, focusCard, nextCard} from './keys.js';
 import {chatCards} from './children.js';
 
-// leaves a slot (above).
+// A list of cards kept in step with the pending requests: a card stays
+// (with what was typed into it) while its request waits; one that leaves
+// leaves a slot of its height (so nothing under the pointer moves).
 export class CardList {
   constructor(box, filter) {
     this.box = box;
@@ -36,8 +39,13 @@ export class CardList {
         const c = card(it, this);
         c.unseen = this.loaded;
         this.cards.set(cardKey(it), c);
-        this.box.append(c);
-        if (this === waiting && $('filter').value) applyFilter();
+        c.item = it;
+        if (this === waiting) {
+          place(c);
+          if ($('filter').value) applyFilter();
+        } else {
+          this.box.append(c);
+        }
       }
     }
     this.loaded = true;
@@ -78,13 +86,14 @@ export class CardList {
 }
 
 export let items = [];
-const waiting = new CardList($('waiting-list'), () => true);
+export const waiting = new CardList($('waiting-list'), () => true);
 
 function showCounts() {
   const n = waiting.cards.size;
   $('count-waiting').textContent = String(n);
   $('count-waiting').classList.toggle('hot', n > 0);
-  $('waiting-empty').hidden = $('waiting-list').children.length > 0;
+  showGroups();
+  $('waiting-empty').hidden = $('waiting-list').querySelector('article.card, .slot') !== null;
   document.title = (n ? '(' + n + ') ' : '') + 'interceptor inbox';
 }
 
@@ -106,61 +115,3 @@ export function showPending(p) {
   showCounts();
   tick();
 }
-
-
-// ---- triage: filter, compact rows, a group decided after one look ----------
-//
-// The filter keeps the cards that hold every word (in what the card
-// shows). "Allow shown…" / "Deny shown…" list the requests shown, in a
-// box that says what will be decided; its button acts once the box has
-// been on screen for SETTLE_MS, never on a double click, and decides
-// exactly the requests listed (those decided elsewhere meanwhile are
-// reported, not replaced by others).
-
-function applyFilter() {
-  const words = $('filter').value.toLowerCase().split(/\s+/).filter(Boolean);
-  for (const c of waiting.cards.values()) {
-    const hay = c.hay || (c.hay = c.innerText.toLowerCase());
-    c.hidden = !words.every((w) => hay.includes(w));
-  }
-}
-$('filter').addEventListener('input', applyFilter);
-$('compact').addEventListener('change', () => $('waiting-list').classList.toggle('compact', $('compact').checked));
-
-function confirmGroup(allow) {
-  const shown = [...waiting.cards.values()].filter((c) => !c.hidden && c.dataset.kind === 'approval');
-  if (!shown.length) { toast('No request is shown.'); return; }
-  const ids = shown.map((c) => c.dataset.key);
-  const box = $('confirm');
-  $('confirm-what').textContent = (allow ? 'Allow' : 'Deny') + ' these ' + ids.length + ' request' + (ids.length === 1 ? '' : 's') + ', and nothing else:';
-  $('confirm-list').replaceChildren(...shown.map((c) => el('li', {},
-    el('code', {text: c.querySelector('.tool').textContent}), ' ',
-    el('span', {class: 'mono', text: ((c.querySelector('pre.input') || {textContent: ''}).textContent.split('\n')[0] || '').slice(0, 120)}), ' ',
-    el('span', {class: 'note', text: [...c.querySelectorAll('.meta .machine b, .meta .project b, .meta .cwd b')].map((b) => b.textContent).join(' · ')}))));
-  const go = $('confirm-go');
-  go.className = allow ? 'allow' : 'deny';
-  go.textContent = (allow ? 'Allow ' : 'Deny ') + ids.length;
-  go.disabled = false;
-  box.hidden = false;
-  box.shownAt = performance.now();
-  go.onclick = async (ev) => {
-    if (ev.detail > 1) { toast('A double click counts once.'); return; }
-    if (performance.now() - box.shownAt < SETTLE_MS) { toast('Read the list, then click again.'); return; }
-    go.disabled = true;
-    const failed = [];
-    for (const [i, key] of ids.entries()) {
-      const c = shown[i];
-      try {
-        await post('/api/decide', {id: c.dataset.id, allow, message: '', machine: c.dataset.machine});
-        waiting.leave(key, (allow ? 'allowed' : 'denied') + ' here (group)');
-      } catch (e) {
-        failed.push(key + ': ' + e.message);
-      }
-    }
-    box.hidden = true;
-    toast((allow ? 'allowed ' : 'denied ') + (ids.length - failed.length) + (failed.length ? '; not decided: ' + failed.join('; ') : ''));
-  };
-}
-$('group-allow').addEventListener('click', () => confirmGroup(true));
-$('group-deny').addEventListener('click', () => confirmGroup(false));
-$('confirm-cancel').addEventListener('click', () => { $('confirm').hidden = true; });

@@ -2,6 +2,7 @@
 // moment; the new-request bar.
 import {$, toast} from './dom.js';
 import {focusCard} from './keys.js';
+import {reveal} from './triage.js';
 
 // ---- a click decides only what was on screen, where it is ---------------
 //
@@ -54,6 +55,7 @@ function showNewBar(n, c) {
 }
 export function showNewest() {
   if (!newest || !newest.isConnected) return;
+  reveal(newest);
   newest.scrollIntoView({block: 'center'});
   focusCard(newest);
 }
