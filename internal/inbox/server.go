@@ -186,6 +186,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/rules", s.apiRules)
 	mux.HandleFunc("POST /api/rules/add", s.apiRuleAdd)
 	mux.HandleFunc("POST /api/rules/revoke", s.apiRuleRevoke)
+	mux.HandleFunc("POST /api/children/start", s.apiChildStart)
+	mux.HandleFunc("POST /api/chat/continue", s.apiChatContinue)
+	mux.HandleFunc("POST /api/chat/cancel", s.apiChatCancel)
 	return s.guard(mux)
 }
 
