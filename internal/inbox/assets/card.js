@@ -23,7 +23,7 @@ function who(it) {
 
 // presented is the text of a card's main box: the command, the diff, the
 // file's content, or each argument as key: value.
-function presented(c) {
+export function presented(c) {
   switch (c.kind) {
     case 'command': return c.command;
     case 'edit': return c.diff;
@@ -34,7 +34,7 @@ function presented(c) {
 
 // diffShow fills a diff's box a line at a time, each line a span its
 // sign colours (as text: never markup).
-function diffShow(pre, t) {
+export function diffShow(pre, t) {
   pre.replaceChildren(...t.split('\n').map((l) => el('span', {
     class: l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '',
     text: l + '\n'})));

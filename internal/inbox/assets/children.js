@@ -1,11 +1,17 @@
 // children.js: the child agents, one chat live.
-import {$, el, add, sleep, clock} from './dom.js';
-import {AuthError, stream, authNote} from './api.js';
+import {$, el, add, sleep, clock, toast} from './dom.js';
+import {AuthError, stream, authNote, post} from './api.js';
 import {CardList, items} from './requests.js';
+import {presented, diffShow} from './card.js';
+import {SETTLE_MS} from './settle.js';
 
 // ---- children --------------------------------------------------------
 
 export function showChildren(v) {
+  const sel = $('child-client');
+  if (!sel.options.length) {
+    for (const c of v.clients || []) sel.append(el('option', {value: c, text: c}));
+  }
   const box = $('children-list');
   box.replaceChildren();
   $('count-children').textContent = String(v.children.length);
@@ -50,7 +56,7 @@ function eventItem(e) {
       add(li, el('span', {class: 'etype', text: 'assistant'}), el('pre', {text: e.text}), cut);
       break;
     case 'tool_use':
-      add(li, el('span', {class: 'etype', text: 'tool call'}), ' ', el('code', {text: e.name}), el('pre', {text: e.input}));
+      add(li, el('span', {class: 'etype', text: 'tool call'}), ' ', el('code', {text: e.name}), toolBody(e));
       break;
     case 'tool_result':
       add(li, el('span', {class: 'etype', text: e.is_error ? 'tool error' : 'tool result'}), el('pre', {text: e.text}), cut);
@@ -63,6 +69,17 @@ function eventItem(e) {
       add(li, el('span', {class: 'etype', text: e.type}), el('pre', {text: e.text}));
   }
   return li;
+}
+
+// toolBody is a tool call as a card shows it (an edit as a diff, a write
+// as its path and content, a command as its text), else its input.
+function toolBody(e) {
+  const c = e.card;
+  if (!c) return el('pre', {text: e.input});
+  const pre = el('pre', {class: 'input ' + c.kind});
+  if (c.kind === 'edit') diffShow(pre, presented(c)); else pre.textContent = presented(c);
+  return [c.description ? el('p', {class: 'desc', text: c.description}) : null,
+    c.kind === 'write' ? el('p', {class: 'path'}, 'write ', el('code', {text: c.path})) : null, pre];
 }
 
 function chatHead(c) {
@@ -80,6 +97,10 @@ let chatList = null;
 // again from where it stopped when the stream ends before the chat.
 export function openChat(id) {
   closeChat();
+  openID = id;
+  $('chat-cancel').hidden = true;
+  $('chat-continue').hidden = true;
+  $('chat-error').textContent = '';
   $('chat-head').replaceChildren(el('p', {class: 'note', text: 'loading ' + id + '…'}));
   $('chat-events').replaceChildren();
   chatList = chatList || new CardList($('chat-pending'), () => false);
@@ -100,6 +121,7 @@ export function openChat(id) {
     } else if (event === 'events') {
       from = v.next;
       $('chat-head').replaceChildren(chatHead(v.chat));
+      showChatActions(v.chat);
       const stick = list.getBoundingClientRect().bottom <= window.innerHeight + 40;
       for (const e of v.events) {
         if (!list.querySelector('[data-seq="' + e.seq + '"]')) list.append(eventItem(e));
@@ -119,3 +141,76 @@ export function openChat(id) {
     }
   })();
 }
+
+// ---- start, continue, cancel -------------------------------------------
+//
+// The server checks everything (a name, a client children supports, an
+// absolute directory that exists, a prompt); the page says what it
+// answered. Cancel asks twice: the second click, at least SETTLE_MS and at
+// most 10 s after the first, never a double click's, ends the chat.
+
+let openID = ''; // the chat in view
+function showChatActions(c) {
+  const running = c.status === 'running' || c.status === 'awaiting_permission';
+  $('chat-cancel').hidden = !running;
+  $('chat-continue').hidden = running;
+}
+
+$('child-start').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const go = $('child-go');
+  $('child-error').textContent = '';
+  go.disabled = true;
+  try {
+    const r = await post('/api/children/start', {name: $('child-name').value.trim(), client: $('child-client').value,
+      dir: $('child-dir').value.trim(), prompt: $('child-prompt').value});
+    $('child-prompt').value = '';
+    $('child-new').open = false;
+    location.hash = '#chat=' + encodeURIComponent(r.chat);
+  } catch (e) {
+    $('child-error').textContent = e.message;
+  } finally {
+    go.disabled = false;
+  }
+});
+
+$('chat-continue').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const send = $('chat-send');
+  $('chat-error').textContent = '';
+  send.disabled = true;
+  try {
+    const r = await post('/api/chat/continue', {chat: openID, prompt: $('chat-prompt').value});
+    $('chat-prompt').value = '';
+    location.hash = '#chat=' + encodeURIComponent(r.chat);
+  } catch (e) {
+    $('chat-error').textContent = e.message;
+  } finally {
+    send.disabled = false;
+  }
+});
+
+let cancelAsked = 0;
+$('chat-cancel').addEventListener('click', async (ev) => {
+  const b = $('chat-cancel');
+  if (ev.detail > 1) return;
+  const t = performance.now();
+  if (!cancelAsked || t - cancelAsked > 10000) {
+    cancelAsked = t;
+    b.textContent = 'Click again to end this chat';
+    return;
+  }
+  if (t - cancelAsked < SETTLE_MS) return;
+  cancelAsked = 0;
+  b.disabled = true;
+  b.textContent = 'cancelling…';
+  try {
+    const r = await post('/api/chat/cancel', {chat: openID});
+    toast('chat ' + r.chat + ': ' + r.status);
+  } catch (e) {
+    $('chat-error').textContent = e.message;
+  } finally {
+    b.disabled = false;
+    b.textContent = 'Cancel this chat';
+  }
+});
