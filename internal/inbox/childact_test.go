@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/state"
 	"github.com/tidwall/gjson"
 )
 
@@ -103,4 +104,31 @@ func waitEnded(t *testing.T, kids *children.Store, id string) {
 		}
 	}
 	t.Fatalf("chat %s did not end", id)
+}
+
+// A chat's tool call reads as a card does: an Edit as a diff, a Write as
+// its path and content (a held token as its stand-in), anything else as
+// its input only.
+func TestChatToolCallCards(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	tok := "tok-CHAT-EDIT-0123456789abcdefgh"
+	if err := state.New(dir).Put(state.Record{Token: tok, Server: "wf", Session: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	v := children.NewViewer(dir, "s1")
+	ev := func(name, input string) eventView {
+		return eventOf(v, children.Event{Seq: 1, Time: time.Now(), Event: `{"type":"tool_use","id":"t1","name":"` + name + `","input":` + input + `}`}, "/proj")
+	}
+	e := ev("Edit", `{"file_path":"/proj/a.txt","old_string":"one","new_string":"two"}`)
+	if e.Card == nil || e.Card.Kind != "edit" || !strings.Contains(e.Card.Diff, "-one") || !strings.Contains(e.Card.Diff, "+two") {
+		t.Errorf("an Edit: %+v", e.Card)
+	}
+	w := ev("Write", `{"file_path":"/proj/b.txt","content":"token `+tok+`\nline 2"}`)
+	if w.Card == nil || w.Card.Kind != "write" || w.Card.Path != "/proj/b.txt" || strings.Contains(w.Card.Content, tok) ||
+		!strings.Contains(w.Card.Content, "held by interceptor]") {
+		t.Errorf("a Write: %+v", w.Card)
+	}
+	if m := ev("mcp__wf__next_step", `{"step":"one"}`); m.Card != nil || !strings.Contains(m.Input, `"step": "one"`) {
+		t.Errorf("an MCP call: card %+v, input %q", m.Card, m.Input)
+	}
 }
