@@ -162,11 +162,20 @@ export function card(it, list) {
       }
     });
     submit.addEventListener('click', guarded(c, () => {}));
+    const send = (text) => run(async () => { const r = await post('/api/answer', {id: it.id, answer: text, machine: it.machine}); done(r.status); });
     const form = el('form', {class: 'answer', onsubmit: (ev) => {
       ev.preventDefault();
-      if (!answer.value.trim()) { err.textContent = 'the answer is empty'; return; }
-      run(async () => { const r = await post('/api/answer', {id: it.id, answer: answer.value, machine: it.machine}); done(r.status); });
+      const why = answerProblem(it.answer_schema, answer.value);
+      if (why) { err.textContent = why; return; }
+      send(answer.value);
     }}, el('label', {text: 'Your answer'}), answer, el('div', {class: 'actions'}, submit));
+    const choices = (it.answer_schema || {}).choices;
+    if (choices) {
+      // One click a choice (the schema takes nothing else).
+      c.append(el('div', {class: 'actions choices'}, el('span', {class: 'note', text: 'Answer:'}),
+        ...choices.map((ch) => el('button', {type: 'button', class: 'primary choice send-answer', text: ch, onclick: guarded(c, () => send(ch))}))), err);
+      return c;
+    }
     c.append(form, err);
     return c;
   }
@@ -274,4 +283,24 @@ function fieldsOf(it) {
   }
   if (!(it.fields || []).length) dl.append(el('dt', {text: 'arguments'}), el('dd', {}, ...boxed(el('pre'), it.input)));
   return dl;
+}
+
+// answerProblem says, in one line, why text is not an answer the
+// question's answer_schema takes ('' when it is). The server checks again.
+function answerProblem(s, text) {
+  if (!text.trim()) return 'the answer is empty';
+  if (!s) return '';
+  if (s.type === 'number' || s.type === 'integer') {
+    const n = Number(text.trim());
+    if (!Number.isFinite(n)) return 'the answer must be a number';
+    if (s.type === 'integer' && !Number.isInteger(n)) return 'the answer must be a whole number';
+    if (s.minimum !== undefined && n < s.minimum) return 'the answer must be at least ' + s.minimum;
+    if (s.maximum !== undefined && n > s.maximum) return 'the answer must be at most ' + s.maximum;
+  }
+  if (s.type === 'string') {
+    const n = [...text].length;
+    if (s.min_length !== undefined && n < s.min_length) return 'the answer must be at least ' + s.min_length + ' characters';
+    if (s.max_length !== undefined && n > s.max_length) return 'the answer must be at most ' + s.max_length + ' characters';
+  }
+  return '';
 }
