@@ -34,7 +34,7 @@ func (s *Server) testSession() string {
 	return tok
 }
 
-// handshake is app.js's handshake in Go, over the handler, as a page
+// handshake is api.js's handshake in Go, over the handler, as a page
 // served at host that holds key: it checks the server's proof before it
 // sends its own.
 func (s *Server) handshake(host string, key []byte) (string, error) {
