@@ -84,6 +84,13 @@ type inboxServer struct {
 
 func startInbox(t *testing.T, sc *scenario, notify string, extra ...string) *inboxServer {
 	t.Helper()
+	return startInboxEnv(t, sc, sc.baseEnv(), notify, extra...)
+}
+
+// startInboxEnv is startInbox with the inbox's environment env (which the
+// children it starts from the page inherit).
+func startInboxEnv(t *testing.T, sc *scenario, env []string, notify string, extra ...string) *inboxServer {
+	t.Helper()
 	args := []string{"inbox", "--state-dir", sc.stateDir, "--listen", "127.0.0.1:0", "--desktop=false"}
 	if notify != "" {
 		// Each request at once: the page here decides faster than a
@@ -91,7 +98,7 @@ func startInbox(t *testing.T, sc *scenario, notify string, extra ...string) *inb
 		args = append(args, "--notify", notify, "--notify-wait", "0")
 	}
 	cmd := exec.Command(inboxBinary(t), append(args, extra...)...)
-	cmd.Env = sc.baseEnv()
+	cmd.Env = env
 	errf, err := os.CreateTemp(sc.dir, "inbox-*.stderr") // one per start: a test may restart it
 	if err != nil {
 		t.Fatal(err)

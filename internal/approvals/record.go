@@ -49,9 +49,11 @@ type inputRecord struct {
 	Kind        string          `json:"kind"`
 	Mode        string          `json:"mode"`
 	InputSchema json.RawMessage `json:"input_schema,omitempty"`
-	Answer      string          `json:"answer"`
-	DeliveredAt string          `json:"delivered_at,omitempty"`
-	DeliveredTo string          `json:"delivered_to,omitempty"`
+	// AnswerSchema: what an answer must be (humantools' answerSchema).
+	AnswerSchema json.RawMessage `json:"answer_schema,omitempty"`
+	Answer       string          `json:"answer"`
+	DeliveredAt  string          `json:"delivered_at,omitempty"`
+	DeliveredTo  string          `json:"delivered_to,omitempty"`
 }
 
 // recordTime is t as a record holds it: "" when zero.
@@ -80,6 +82,9 @@ func encode(r Request) ([]byte, error) {
 			DeliveredAt: recordTime(r.DeliveredAt), DeliveredTo: r.DeliveredTo}
 		if r.InputSchema != "" && gjson.Valid(r.InputSchema) {
 			rec.InputSchema = json.RawMessage(r.InputSchema)
+		}
+		if r.AnswerSchema != "" && gjson.Valid(r.AnswerSchema) {
+			rec.AnswerSchema = json.RawMessage(r.AnswerSchema)
 		}
 	}
 	out, err := rawjson.Marshal(rec)
@@ -137,12 +142,13 @@ func decode(path string, data []byte) (Request, error) {
 		Project:      j.Get("project").Str,
 		Rule:         j.Get("rule").Str,
 
-		Kind:        j.Get("kind").Str,
-		Mode:        j.Get("mode").Str,
-		InputSchema: j.Get("input_schema").Raw,
-		Answer:      j.Get("answer").Str,
-		DeliveredAt: tm("delivered_at"),
-		DeliveredTo: j.Get("delivered_to").Str,
+		Kind:         j.Get("kind").Str,
+		Mode:         j.Get("mode").Str,
+		InputSchema:  j.Get("input_schema").Raw,
+		AnswerSchema: j.Get("answer_schema").Raw,
+		Answer:       j.Get("answer").Str,
+		DeliveredAt:  tm("delivered_at"),
+		DeliveredTo:  j.Get("delivered_to").Str,
 	}
 	switch r.Status {
 	case Pending, Allowed, Denied, Expired, Answered, Delivered:

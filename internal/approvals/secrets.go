@@ -203,7 +203,7 @@ func (v *Viewer) Requests(rs []Request) []Request {
 // model's, and views act on them.
 func (v *Viewer) Request(r Request) Request {
 	m := v.mask(r.Session)
-	for _, raw := range []*string{&r.Input, &r.UpdatedInput, &r.InputSchema} {
+	for _, raw := range []*string{&r.Input, &r.UpdatedInput, &r.InputSchema, &r.AnswerSchema} {
 		if *raw != "" {
 			*raw = token.MaskedJSON(*raw, DefaultKey, m.held)
 		}

@@ -80,9 +80,12 @@ type Request struct {
 	// InputSchema is the human tool's declared input schema (raw JSON),
 	// so a page can lay the question out as a form; "" when not known.
 	InputSchema string
-	Answer      string    // input: the person's answer, once given
-	DeliveredAt time.Time // input, park: when the answer went to the model
-	DeliveredTo string    // input, park: what delivered it (the prompt hook, a chat)
+	// AnswerSchema is the human tool's declared answerSchema (raw JSON):
+	// what an answer must be (a type, choices, bounds); "" any text.
+	AnswerSchema string
+	Answer       string    // input: the person's answer, once given
+	DeliveredAt  time.Time // input, park: when the answer went to the model
+	DeliveredTo  string    // input, park: what delivered it (the prompt hook, a chat)
 }
 
 // Decision is the decision a decided request records, by whom it was

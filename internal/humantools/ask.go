@@ -59,9 +59,10 @@ func (a *Asker) Call(ctx context.Context, t Tool, args string) (Reply, error) {
 	req := approvals.Request{
 		Kind: approvals.KindInput, Mode: t.Mode,
 		Client: a.Client, Session: a.Session, Chat: a.Chat, Tool: t.Name,
-		InputSchema: t.InputSchema, // the inbox lays the question out by it
-		Input:       sec.Mask(args),
-		Origin:      a.Origin,
+		InputSchema:  t.InputSchema,  // the inbox lays the question out by it
+		AnswerSchema: t.AnswerSchema, // and offers the answers it allows
+		Input:        sec.Mask(args),
+		Origin:       a.Origin,
 	}
 	if t.Mode == approvals.ModePark {
 		req.Deadline = now.Add(orDefault(a.ParkTTL, DefaultParkTTL))

@@ -14,7 +14,11 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema string // a JSON Schema object, raw JSON
-	Mode        string // approvals.ModeHold or approvals.ModePark
+	// AnswerSchema is what the person's answer must be: a JSON Schema of
+	// one string, number, integer or boolean (enum, minimum, maximum,
+	// minLength, maxLength), raw JSON; "" any text.
+	AnswerSchema string
+	Mode         string // approvals.ModeHold or approvals.ModePark
 }
 
 // maxDecl bounds a declaration file: it is a handful of tool descriptions.
@@ -75,6 +79,13 @@ func Parse(data []byte, src string) ([]Tool, error) {
 		default:
 			err = fmt.Errorf("%s: inputSchema must be a JSON Schema object of type \"object\"", at)
 			return false
+		}
+		if s := v.Get("answerSchema"); s.Exists() {
+			if err = CheckAnswerSchema(s); err != nil {
+				err = fmt.Errorf("%s: answerSchema: %v", at, err)
+				return false
+			}
+			t.AnswerSchema = s.Raw
 		}
 		out = append(out, t)
 		return true

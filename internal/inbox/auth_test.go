@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func (s *Server) testSession() string {
 	return tok
 }
 
-// handshake is app.js's handshake in Go, over the handler, as a page
+// handshake is api.js's handshake in Go, over the handler, as a page
 // served at host that holds key: it checks the server's proof before it
 // sends its own.
 func (s *Server) handshake(host string, key []byte) (string, error) {
@@ -84,7 +85,17 @@ func TestPageHoldsNoSecret(t *testing.T) {
 	s := newServer(t, Options{})
 	tok := s.testSession()
 	key := hex.EncodeToString(s.auth.key)
-	for _, path := range []string{"/", "/static/app.js", "/static/app.css", "/static/icon.svg"} {
+	names, err := fs.Glob(assets, "assets/*")
+	if err != nil || len(names) < 4 {
+		t.Fatalf("assets: %v %v", names, err)
+	}
+	paths := []string{"/"}
+	for _, n := range names {
+		if n != "assets/index.html" { // served as /
+			paths = append(paths, "/static/"+strings.TrimPrefix(n, "assets/"))
+		}
+	}
+	for _, path := range paths {
 		r := s.bare("GET", path, "")
 		r.Header.Del("Origin")
 		w := s.do(r)
@@ -102,8 +113,11 @@ func TestPageHoldsNoSecret(t *testing.T) {
 			t.Errorf("GET %s: headers %v", path, w.Header())
 		}
 	}
-	for _, name := range []string{"index.html", "app.js", "app.css"} {
-		b, err := assets.ReadFile("assets/" + name)
+	for _, name := range names {
+		if strings.HasSuffix(name, ".svg") {
+			continue
+		}
+		b, err := assets.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}

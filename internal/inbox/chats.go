@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
+	"github.com/interceptor-dev/interceptor/internal/present"
 	"github.com/tidwall/gjson"
 )
 
@@ -47,6 +48,8 @@ type chatView struct {
 
 type childrenList struct {
 	Children []childView `json:"children"`
+	// Clients are those a child can be started with from the page.
+	Clients []string `json:"clients"`
 }
 
 // childrenView lists every child and its latest chats. It reads each
@@ -96,7 +99,7 @@ func childrenIn(kids *children.Store, stateDir string, open []approvals.Request)
 			waiting[r.Chat]++
 		}
 	}
-	out := childrenList{Children: []childView{}}
+	out := childrenList{Children: []childView{}, Clients: children.ClientNames()}
 	for _, c := range all {
 		cv := childView{ID: c.ID, Name: vis(c.Name), Client: vis(c.Client), WorkingDir: vis(c.WorkingDir),
 			Model: vis(c.Model), Unsupervised: c.Unsupervised, Chats: []chatView{}}
@@ -150,6 +153,9 @@ type eventView struct {
 	Error     string `json:"error,omitempty"`
 	Session   string `json:"session,omitempty"` // start: the client's session
 	Model     string `json:"model,omitempty"`
+	// Card is a tool call as a person reads it (internal/present): an
+	// edit as a diff, a write as its content, a command as its text.
+	Card *present.Card `json:"card,omitempty"`
 }
 
 type chatEvents struct {
@@ -184,7 +190,7 @@ func (s *Server) chatView(ctx context.Context, chat *children.Chat, from int) (c
 	}
 	out := chatEvents{Chat: sum, Events: []eventView{}, Next: from}
 	for _, e := range evs {
-		out.Events = append(out.Events, eventOf(viewer, e))
+		out.Events = append(out.Events, eventOf(viewer, e, chat.Child.WorkingDir))
 		out.Next = e.Seq + 1
 	}
 	ended := sum.Status == string(children.Complete) || sum.Status == string(children.Failed)
@@ -195,7 +201,7 @@ func (s *Server) chatView(ctx context.Context, chat *children.Chat, from int) (c
 // eventOf masks an event (children.Viewer: held tokens and
 // session_token lines as stand-ins, hidden characters escaped) and renders
 // its fields Visible.
-func eventOf(v *children.Viewer, e children.Event) eventView {
+func eventOf(v *children.Viewer, e children.Event, cwd string) eventView {
 	j := gjson.Parse(v.JSON(e.Event))
 	ev := eventView{Seq: e.Seq, Time: ms(e.Time), Type: vis(j.Get("type").Str)}
 	text := ""
@@ -207,7 +213,11 @@ func eventOf(v *children.Viewer, e children.Event) eventView {
 		text = j.Get("text").Str
 	case "tool_use":
 		ev.Name, ev.ToolUseID = vis(j.Get("name").Str), vis(j.Get("id").Str)
-		ev.Input, _ = shown(prettyJSON(j.Get("input").Raw), maxShown)
+		var cut int
+		ev.Input, cut = shown(prettyJSON(j.Get("input").Raw), maxShown)
+		if c := present.Of(approvals.Request{Tool: j.Get("name").Str, Input: j.Get("input").Raw, Cwd: cwd}); cut == 0 && c.Kind != present.KindArgs {
+			ev.Card = &c
+		}
 	case "tool_result":
 		ev.ToolUseID, ev.IsError = vis(j.Get("tool_use_id").Str), j.Get("is_error").Bool()
 		text = j.Get("content").Str

@@ -18,6 +18,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/tidwall/gjson"
 )
 
@@ -189,6 +190,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/rules", s.apiRules)
 	mux.HandleFunc("POST /api/rules/add", s.apiRuleAdd)
 	mux.HandleFunc("POST /api/rules/revoke", s.apiRuleRevoke)
+	mux.HandleFunc("POST /api/children/start", s.apiChildStart)
+	mux.HandleFunc("POST /api/chat/continue", s.apiChatContinue)
+	mux.HandleFunc("POST /api/chat/cancel", s.apiChatCancel)
 	return s.guard(mux)
 }
 
@@ -358,6 +362,17 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.ID == nil || strings.TrimSpace(a.Answer) == "" {
 		fail(w, fmt.Errorf("%w: want id and a non-empty answer", errBadRequest))
+		return
+	}
+	// The page checked the answer against the question's answerSchema;
+	// the server does not trust it to have.
+	q, err := s.src.Get(r.Context(), a.Machine, *a.ID)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := humantools.CheckAnswer(q.AnswerSchema, a.Answer); err != nil {
+		fail(w, fmt.Errorf("%w: %v", errBadRequest, err))
 		return
 	}
 	req, err := s.src.Answer(r.Context(), a.Machine, *a.ID, a.Answer, s.by)

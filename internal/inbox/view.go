@@ -9,6 +9,7 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
+	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/present"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
@@ -47,6 +48,10 @@ type item struct {
 	Input     string  `json:"input"` // indented JSON, stand-ins, escapes
 	InputCut  int     `json:"input_cut,omitempty"`
 	Fields    []field `json:"fields,omitempty"`
+	// AnswerSchema is what a question's answer must be (the human tool's
+	// answerSchema: type, choices, bounds); the page checks it before it
+	// sends, the server again (apiAnswer).
+	AnswerSchema *answerView `json:"answer_schema,omitempty"`
 	// Card is the request as a person reads it (internal/present): the
 	// command, diff, content or arguments; absent when the input is cut
 	// (the page then shows the input box and its Show all).
@@ -157,6 +162,7 @@ func (s *Server) item(r approvals.Request, names map[string]string, now time.Tim
 	if r.IsInput() {
 		it.Kind, it.Mode, it.Answer = "question", r.Mode, visText(r.Answer)
 		it.Fields = fields(r.InputSchema, r.Input, cutAt)
+		it.AnswerSchema = answerOf(r.AnswerSchema)
 	} else if r.Status == approvals.Pending {
 		it.Editable, it.EditNote = editable(r.Client)
 		kind, prefix := approvals.Suggest(r)
@@ -366,4 +372,45 @@ func matches(it item, words []string) bool {
 		}
 	}
 	return true
+}
+
+// answerView is a question's answerSchema as the page uses it: the type,
+// the choices (one button each; a boolean's are true and false), the
+// bounds. nil when the schema is absent or not one humantools takes.
+type answerView struct {
+	Type      string   `json:"type"`
+	Choices   []string `json:"choices,omitempty"`
+	Minimum   *float64 `json:"minimum,omitempty"`
+	Maximum   *float64 `json:"maximum,omitempty"`
+	MinLength *int     `json:"min_length,omitempty"`
+	MaxLength *int     `json:"max_length,omitempty"`
+}
+
+func answerOf(schema string) *answerView {
+	s := gjson.Parse(schema)
+	if schema == "" || humantools.CheckAnswerSchema(s) != nil {
+		return nil
+	}
+	a := &answerView{Type: s.Get("type").Str}
+	for _, v := range s.Get("enum").Array() {
+		a.Choices = append(a.Choices, vis(v.String()))
+	}
+	if a.Type == "boolean" && a.Choices == nil {
+		a.Choices = []string{"true", "false"}
+	}
+	num := func(k string) *float64 {
+		if v := s.Get(k); v.Exists() {
+			return &v.Num
+		}
+		return nil
+	}
+	whole := func(k string) *int {
+		if v := s.Get(k); v.Exists() {
+			n := int(v.Int())
+			return &n
+		}
+		return nil
+	}
+	a.Minimum, a.Maximum, a.MinLength, a.MaxLength = num("minimum"), num("maximum"), whole("minLength"), whole("maxLength")
+	return a
 }
