@@ -63,7 +63,24 @@ func EnvFlagNames() []string {
 
 // EnvName is the variable that may set --flag.
 func EnvName(flag string) string {
-	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+	var b strings.Builder
+	b.Grow(len(EnvPrefix) + len(flag))
+	b.WriteString(EnvPrefix)
+	for i := 0; i < len(flag); i++ {
+		switch c := flag[i]; {
+		case c >= 0x80:
+			// Not a flag name of ours: as strings.ToUpper reads it.
+			return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+		case c == '-':
+			b.WriteByte('_')
+		case 'a' <= c && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	// One allocation: a hook asks for a score of these at every start.
+	return b.String()
 }
 
 // ApplyEnv fills each of a command's flags (names, in the order they are

@@ -2,6 +2,7 @@ package hookrun
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,23 @@ func TestEnvFlag(t *testing.T) {
 	for _, n := range []string{"match", "allow", "deny", "timeout", "on-timeout", "approve", "client", "sessionless", "expire-on-session-end", "help", "reveal"} {
 		if EnvFlag(n) {
 			t.Errorf("EnvFlag(%q) = true", n)
+		}
+	}
+}
+
+// TestEnvName: the variable of a flag is INTERCEPTOR_ and its name upper
+// cased with dashes as underscores, for every flag and odd names too.
+func TestEnvName(t *testing.T) {
+	names := []string{"", "a", "state-dir", "Min-Token-Length", "x9-_z", "é-ß", "--"}
+	for i := range HookFlags {
+		names = append(names, HookFlags[i].Name)
+	}
+	for i := range carry.Table {
+		names = append(names, carry.Table[i].Name)
+	}
+	for _, n := range names {
+		if got, want := EnvName(n), EnvPrefix+strings.ToUpper(strings.ReplaceAll(n, "-", "_")); got != want {
+			t.Errorf("EnvName(%q) = %q, want %q", n, got, want)
 		}
 	}
 }
