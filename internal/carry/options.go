@@ -95,6 +95,11 @@ type Option struct {
 	field   func(*Options) any // a pointer to the field the option sets
 }
 
+// defaultMinLen is token.DefaultMinLen as --min-token-length's Default
+// (TestDefaults keeps them one): a constant, not strconv.Itoa, so
+// Table is static data and costs a hook's start-up nothing to build.
+const defaultMinLen = "20"
+
 // hookTakers are the commands that read what is carried.
 const hookTakers = Inject | Capture | Proxy
 
@@ -119,7 +124,7 @@ var Table = []Option{
 		Help:    "key the server returns the value under (_meta, structuredContent, JSON text, `key: value` lines); default: --arg",
 		Install: "pass --meta-key to the hooks",
 		field:   func(o *Options) any { return &o.MetaKey }},
-	{Name: "min-token-length", Kind: Int, Default: strconv.Itoa(token.DefaultMinLen), Takers: hookTakers, Env: true, Agree: true, ByHandles: true,
+	{Name: "min-token-length", Kind: Int, Default: defaultMinLen, Takers: hookTakers, Env: true, Agree: true, ByHandles: true,
 		Help:    "shortest value taken from a `key: value` text line (values under the key in _meta or JSON are taken as they are)",
 		Install: "pass --min-token-length to the hooks",
 		field:   func(o *Options) any { return &o.MinLen }},
@@ -259,6 +264,12 @@ func (opt *Option) set(o *Options, value string, add bool) error {
 func ReadList(value string) ([]string, error) {
 	if value == "" {
 		return []string{}, nil
+	}
+	if !strings.ContainsAny(value, "\"\r\n") {
+		// No quote and one line: CSV's fields are the comma-separated
+		// parts as they are. Every hook reads its --server and the lists'
+		// defaults, and a csv.Reader costs a 4 KiB buffer each.
+		return strings.Split(value, ","), nil
 	}
 	return csv.NewReader(strings.NewReader(value)).Read()
 }

@@ -1,6 +1,8 @@
 package carry
 
 import (
+	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -169,5 +171,17 @@ func TestResolveInject(t *testing.T) {
 	}
 	if s := flags.Specs(); s[0].Inject != token.InjectAlways {
 		t.Fatalf("the flags' handle: inject %v", s[0].Inject)
+	}
+}
+
+// TestReadListAsCSV: ReadList's split of a value without quotes or line
+// breaks reads what a csv.Reader reads, and the rest goes to one.
+func TestReadListAsCSV(t *testing.T) {
+	for _, v := range []string{"wf", "a,b", ",", "a,,b", " a , b ", "a,", ",a", "\ta", "x y", "é,ü", "#a", "a\"b", `"a,b",c`, "a\nb", "a\r\nb", "a\rb", `"a`, `"`, "a,\"b\"\"c\""} {
+		got, gerr := ReadList(v)
+		want, werr := csv.NewReader(strings.NewReader(v)).Read()
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !slices.Equal(got, want) {
+			t.Errorf("ReadList(%q) = %q, %v; csv reads %q, %v", v, got, gerr, want, werr)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hookrun"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/termio"
@@ -40,17 +39,7 @@ that cannot be fully read (over 8 MiB, nested too deep, not JSON, stdin not
 closed within 5 s) is denied too, in the shape of the --client named; only
 with --client auto is there no shape to answer in: one stderr line and the
 call proceeds under the client's own rules. Always exits 0, never 2.`)
-	fl := cmd.Flags()
-	fl.StringVar(&f.Client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
-	stateDirVar(cmd, &f.StateDir, "state dir holding the approval queue and the tokens kept out of its records")
-	fl.StringVar(&f.DebugLog, "debug-log", "", "append a trace of each run to this file")
-	fl.StringVar(&f.Match, "match", "", "only tools whose name matches this regex need approval (default: all)")
-	fl.StringArrayVar(&f.Allow, "allow", nil, "allow tools whose name matches this regex without asking (repeatable)")
-	fl.StringArrayVar(&f.Deny, "deny", nil, "deny tools whose name matches this regex without asking; wins over --allow (repeatable)")
-	fl.DurationVar(&f.Timeout, "timeout", approvals.DefaultTimeout, "how long to wait for a decision")
-	fl.StringVar(&f.OnTimeout, "on-timeout", "deny", "what an undecided call gets after --timeout: deny or allow")
-	fl.StringVar(&f.Chat, "chat", "", "tag requests with this child chat (interceptor children sets INTERCEPTOR_CHAT)")
-	fl.StringVar(&f.Arg, "arg", approvals.DefaultKey, "the token argument: the queue shows a stand-in for any value under it, and for any token held for the session")
+	registerHookFlags(cmd, hookrun.CmdApprove, nil, f)
 	// The root's applyEnv fails a command before it runs, and a hook that
 	// fails lets the call proceed: approve keeps the error and denies.
 	cmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {

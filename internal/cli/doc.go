@@ -6,7 +6,7 @@
 // commands directly through Main with their own streams.
 //
 //   - root.go: the command tree, Main, the INTERCEPTOR_<FLAG> environment
-//     (envFlags), usage errors (exit 2). A hook command is built alone
+//     (hookrun.EnvFlag), usage errors (exit 2). A hook command is built alone
 //     (hookCommands): it runs twice per tool call and must start fast.
 //   - factory.go: the --state-dir flag, resolved once, and the value store
 //     and approval queue opened from it.

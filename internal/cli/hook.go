@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"strings"
+	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/carry"
 	"github.com/interceptor-dev/interceptor/internal/hookrun"
@@ -13,15 +13,43 @@ import (
 // options of the hook harness (internal/hookrun).
 type hookFlags struct{ hookrun.Flags }
 
-// register adds the hook flags and the handle options cmd takes
-// (carry.Table).
-func (f *hookFlags) register(cmd *cobra.Command, takes carry.Commands) {
+// register adds the hook flags (hookrun.HookFlags) and the handle options
+// (carry.Table) the command c takes.
+func (f *hookFlags) register(cmd *cobra.Command, c hookrun.Cmds, takes carry.Commands) {
 	f.Changed = cmd.Flags().Changed
+	registerHookFlags(cmd, c, &f.Flags, nil)
+	registerCarried(cmd.Flags(), &f.Opts, takes)
+}
+
+// registerHookFlags adds the flags of hookrun.HookFlags the hook command
+// c takes, bound to h (approve: a), as interceptor-hook's parser reads
+// them: one table for both.
+func registerHookFlags(cmd *cobra.Command, c hookrun.Cmds, h *hookrun.Flags, a *hookrun.ApproveFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.Client, "client", "auto", "the client sending the event: auto, "+strings.Join(hooks.ClientNames(), ", "))
-	stateDirVar(cmd, &f.StateDir, "where tokens are kept")
-	fl.StringVar(&f.DebugLog, "debug-log", "", "append a trace of each run to this file (tokens masked)")
-	registerCarried(fl, &f.Opts, takes)
+	for i := range hookrun.HookFlags {
+		hf := &hookrun.HookFlags[i]
+		if hf.Cmds&c == 0 {
+			continue
+		}
+		help := hf.Usage(c)
+		switch p := hf.Field(h, a).(type) {
+		case *string:
+			if hf.Name == "state-dir" {
+				stateDirVar(cmd, p, help) // its help says the default dir
+				continue
+			}
+			d, _ := hf.Default.(string)
+			fl.StringVar(p, hf.Name, d, help)
+		case *bool:
+			d, _ := hf.Default.(bool)
+			fl.BoolVar(p, hf.Name, d, help)
+		case *time.Duration:
+			d, _ := hf.Default.(time.Duration)
+			fl.DurationVar(p, hf.Name, d, help)
+		case *[]string:
+			fl.StringArrayVar(p, hf.Name, nil, help)
+		}
+	}
 }
 
 // hookRunE runs the hook command whose flags f read on the one hook
@@ -56,7 +84,7 @@ token as --arg to the call's arguments. Otherwise prints nothing.
 
 Always exits 0: on a problem it prints one line on stderr and the call
 proceeds unchanged.`)
-	f.register(cmd, carry.Inject)
+	f.register(cmd, hookrun.CmdInject, carry.Inject)
 	cmd.RunE = hookRunE(io, f, hookrun.Inject)
 	return cmd
 }
@@ -74,7 +102,7 @@ model reads, where the client allows it (`+displays(clientsWhere(rewritesResult)
 rewrite results: one line on stderr says so.
 
 Always exits 0: on a problem it prints one line on stderr.`))
-	f.register(cmd, carry.Capture)
+	f.register(cmd, hookrun.CmdCapture, carry.Capture)
 	cmd.RunE = hookRunE(io, f, hookrun.Capture)
 	return cmd
 }
@@ -85,7 +113,7 @@ func newClearCmd(io *IO) *cobra.Command {
 		wrap(`Reads one hook event on stdin (the session-end event install wires it to: `+byValue(clientsWhere(all), func(c *hooks.Client) string { return c.SessionEnd })+`) and forgets the
 tokens held for its session: for the --server(s) given, else for every server.
 A server's current token goes too when that session wrote it.`))
-	f.register(cmd, carry.Clear)
+	f.register(cmd, hookrun.CmdClear, carry.Clear)
 	cmd.RunE = hookRunE(io, f, hookrun.Clear)
 	return cmd
 }
@@ -109,8 +137,7 @@ deliver hooks run at the same time.`)+`
 
 Always exits 0: on a problem it prints one line on stderr and the turn
 proceeds without the answers (they stay queued).`)
-	f.register(cmd, carry.Deliver)
-	cmd.Flags().BoolVar(&f.Expire, "expire-on-session-end", false, "on a session-end event, expire the session's open human tool requests")
+	f.register(cmd, hookrun.CmdDeliver, carry.Deliver)
 	cmd.RunE = hookRunE(io, f, hookrun.Deliver)
 	return cmd
 }

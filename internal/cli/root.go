@@ -62,18 +62,15 @@ func Main(args []string, f *Factory) int {
 	return 1
 }
 
-// envFlags are the only flags an environment variable may set
-// (INTERCEPTOR_<FLAG>): hookrun.EnvFlags, whose comment says why these and
-// no others; interceptor-hook reads the same list.
-var envFlags = hookrun.EnvFlags
-
-// envFlagList is envFlags as --flag names, sorted, for help and errors.
+// envFlagList are the only flags an environment variable may set
+// (INTERCEPTOR_<FLAG>) as --flag names, sorted, for help and errors:
+// hookrun.EnvFlag's, whose comment says why these and no others;
+// interceptor-hook asks the same function.
 func envFlagList() string {
-	names := make([]string, 0, len(envFlags))
-	for n := range envFlags {
+	var names []string
+	for _, n := range hookrun.EnvFlagNames() {
 		names = append(names, "--"+n)
 	}
-	slices.Sort(names)
 	return strings.Join(names, ", ")
 }
 
@@ -175,7 +172,7 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 	return withSubcommands(root)
 }
 
-// applyEnv fills each flag of envFlags not given on the command line from
+// applyEnv fills each flag hookrun.EnvFlag allows not given on the command line from
 // its environment variable, and refuses a variable naming another of the
 // command's flags (hookrun.ApplyEnv, which interceptor-hook runs too).
 func applyEnv(flags *pflag.FlagSet) error {

@@ -9,20 +9,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/carry"
 )
 
 // The hook commands' flags, read without cobra or pflag for
 // interceptor-hook, as pflag reads them in interceptor: --name value,
-// --name=value, a bool alone, -h or --help; a list repeats. The handle
-// options come from carry.Table and are set by carry.Options.Set; the
-// environment fills what EnvFlags allows, by ApplyEnv, as internal/cli's
-// root does. The few flags that are no handle option (--client,
-// --state-dir, --debug-log, approve's, deliver's --expire-on-session-end)
-// are named here and in internal/cli's commands, whose
-// TestHookArgvMatchesCobra runs both parsers on the same argv and
-// environment and compares what they read.
+// --name=value, a bool alone, -h or --help; a list repeats. Every flag
+// comes from a table both parsers register from: the handle options from
+// carry.Table (set by carry.Options.Set), the others from HookFlags. The
+// environment fills what EnvFlag allows, by ApplyEnv, as internal/cli's
+// root does. TestHookArgvMatchesCobra (internal/cli) runs both parsers on
+// the same argv and environment and compares what they read.
 
 // ErrHelp is -h or --help: print the help and exit 0.
 var ErrHelp = errors.New("help requested")
@@ -45,45 +42,49 @@ func newFlagSet(cmd string) *flagSet {
 	return &flagSet{cmd: cmd, flags: map[string]*flag{}, changed: map[string]bool{}}
 }
 
-func (s *flagSet) str(p *string, name, def string) {
-	*p = def
-	s.flags[name] = &flag{set: func(v string) error { *p = v; return nil }}
-}
-
-func (s *flagSet) boolean(p *bool, name string) {
-	*p = false
-	s.flags[name] = &flag{isBool: true, set: func(v string) error {
-		b, err := strconv.ParseBool(v)
-		if err == nil {
-			*p = b
+// hookFlags adds the flags of HookFlags that the command c takes, each
+// at its default, bound to h (approve: a).
+func (s *flagSet) hookFlags(c Cmds, h *Flags, a *ApproveFlags) {
+	for i := range HookFlags {
+		hf := &HookFlags[i]
+		if hf.Cmds&c == 0 {
+			continue
 		}
-		return err
-	}}
-}
-
-func (s *flagSet) duration(p *time.Duration, name string, def time.Duration) {
-	*p = def
-	s.flags[name] = &flag{set: func(v string) error {
-		d, err := time.ParseDuration(v)
-		if err == nil {
-			*p = d
+		name := hf.Name
+		switch p := hf.Field(h, a).(type) {
+		case *string:
+			*p, _ = hf.Default.(string)
+			s.flags[name] = &flag{set: func(v string) error { *p = v; return nil }}
+		case *bool:
+			*p, _ = hf.Default.(bool)
+			s.flags[name] = &flag{isBool: true, set: func(v string) error {
+				b, err := strconv.ParseBool(v)
+				if err == nil {
+					*p = b
+				}
+				return err
+			}}
+		case *time.Duration:
+			*p, _ = hf.Default.(time.Duration)
+			s.flags[name] = &flag{set: func(v string) error {
+				d, err := time.ParseDuration(v)
+				if err == nil {
+					*p = d
+				}
+				return err
+			}}
+		case *[]string:
+			*p = nil
+			s.flags[name] = &flag{set: func(v string) error {
+				if s.changed[name] {
+					*p = append(*p, v)
+				} else {
+					*p = []string{v}
+				}
+				return nil
+			}}
 		}
-		return err
-	}}
-}
-
-// array is a repeatable flag taken whole (no commas split it): the first
-// value replaces the default.
-func (s *flagSet) array(p *[]string, name string) {
-	*p = nil
-	s.flags[name] = &flag{set: func(v string) error {
-		if s.changed[name] {
-			*p = append(*p, v)
-		} else {
-			*p = []string{v}
-		}
-		return nil
-	}}
+	}
 }
 
 // carried adds the handle options of carry.Table that commands take,
@@ -215,20 +216,15 @@ func (s *flagSet) long(arg string, rest []string) ([]string, error) {
 // (after the command's name) and the environment (lookup: os.LookupEnv)
 // into their Flags, as interceptor's own commands read them.
 func ParseHook(cmd string, args []string, lookup func(string) (string, bool)) (*Flags, error) {
-	takes, ok := map[string]carry.Commands{"inject": carry.Inject, "capture": carry.Capture, "clear": carry.Clear, "deliver": carry.Deliver}[cmd]
-	if !ok {
+	c := CmdOf(cmd)
+	if c == 0 || c == CmdApprove {
 		return nil, fmt.Errorf("unknown command %q", cmd)
 	}
 	f := &Flags{}
 	s := newFlagSet(cmd)
 	f.Changed = s.given
-	s.str(&f.Client, "client", "auto")
-	s.str(&f.StateDir, "state-dir", "")
-	s.str(&f.DebugLog, "debug-log", "")
-	s.carried(&f.Opts, takes)
-	if cmd == "deliver" {
-		s.boolean(&f.Expire, "expire-on-session-end")
-	}
+	s.hookFlags(c, f, nil)
+	s.carried(&f.Opts, carryTakers(c))
 	if err := s.parse(args); err != nil {
 		return nil, err
 	}
@@ -238,22 +234,28 @@ func ParseHook(cmd string, args []string, lookup func(string) (string, bool)) (*
 	return f, nil
 }
 
+// carryTakers is the hook command c as carry.Table's takers say it.
+func carryTakers(c Cmds) carry.Commands {
+	switch c {
+	case CmdInject:
+		return carry.Inject
+	case CmdCapture:
+		return carry.Capture
+	case CmdClear:
+		return carry.Clear
+	case CmdDeliver:
+		return carry.Deliver
+	}
+	return 0
+}
+
 // ParseApprove reads approve's arguments and the environment into its
 // flags. A variable the environment may not set is kept in EnvErr, not
 // returned: approve denies the call for it once the event is read.
 func ParseApprove(args []string, lookup func(string) (string, bool)) (*ApproveFlags, error) {
 	f := &ApproveFlags{}
 	s := newFlagSet("approve")
-	s.str(&f.Client, "client", "auto")
-	s.str(&f.StateDir, "state-dir", "")
-	s.str(&f.DebugLog, "debug-log", "")
-	s.str(&f.Match, "match", "")
-	s.array(&f.Allow, "allow")
-	s.array(&f.Deny, "deny")
-	s.duration(&f.Timeout, "timeout", approvals.DefaultTimeout)
-	s.str(&f.OnTimeout, "on-timeout", "deny")
-	s.str(&f.Chat, "chat", "")
-	s.str(&f.Arg, "arg", approvals.DefaultKey)
+	s.hookFlags(CmdApprove, nil, f)
 	if err := s.parse(args); err != nil {
 		return nil, err
 	}

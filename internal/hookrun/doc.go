@@ -17,9 +17,12 @@
 //     and the handle options' reading (--arg, --handles and the rest).
 //   - deliver.go: deliver's work on internal/humantools.
 //   - approve.go: approve on approvals.Gate.
+//   - hookflags.go: HookFlags, the hook commands' flags that are no handle
+//     option (those are carry.Table's), from which internal/cli's cobra
+//     commands and argv.go both register them.
 //   - main.go and argv.go: interceptor-hook's main, which reads the hook
-//     commands' flags without cobra: the handle options from carry.Table,
-//     the environment by env.go's rules.
-//   - env.go: which flags INTERCEPTOR_<FLAG> may set, and how (EnvFlags,
+//     commands' flags without cobra: HookFlags and carry.Table, the
+//     environment by env.go's rules.
+//   - env.go: which flags INTERCEPTOR_<FLAG> may set, and how (EnvFlag,
 //     ApplyEnv), for internal/cli's root and interceptor-hook alike.
 package hookrun

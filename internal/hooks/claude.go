@@ -96,8 +96,8 @@ func (ClaudeCode) detect(p fields) bool {
 // post-tool event whose result holds nothing: the error text echoes the
 // call's arguments (a stale handle among them), so no value is ever taken
 // from it, and a start tool that failed retires the value held before.
-var claudePhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool,
-	"PostToolUseFailure": PhasePostTool, "SessionEnd": PhaseSessionEnd}
+var claudePhases = phases{{"PreToolUse", PhasePreTool}, {"PostToolUse", PhasePostTool},
+	{"PostToolUseFailure", PhasePostTool}, {"SessionEnd", PhaseSessionEnd}}
 
 func (ClaudeCode) parse(p fields) (*Event, error) {
 	if p.get("cursor_version").Exists() || getenv("CURSOR_VERSION") != "" && getenv("CLAUDECODE") == "" {

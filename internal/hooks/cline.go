@@ -61,7 +61,7 @@ func (Cline) detect(p fields) bool {
 }
 
 // clinePhases maps Cline's hookName to phases.
-var clinePhases = map[string]Phase{"tool_call": PhasePreTool, "tool_result": PhasePostTool, "session_shutdown": PhaseSessionEnd}
+var clinePhases = phases{{"tool_call", PhasePreTool}, {"tool_result", PhasePostTool}, {"session_shutdown", PhaseSessionEnd}}
 
 func (Cline) parse(p fields) (*Event, error) {
 	session, err := stringField(p, "taskId")
@@ -74,7 +74,7 @@ func (Cline) parse(p fields) (*Event, error) {
 		}
 	}
 	name := p.get("hookName").Str
-	phase := clinePhases[name]
+	phase := clinePhases.of(name)
 	call := "tool_call"
 	if phase == PhasePostTool {
 		call = "tool_result"

@@ -88,7 +88,7 @@ func (Codex) detect(p fields) bool {
 }
 
 // codexPhases maps Codex's hook event names to phases.
-var codexPhases = map[string]Phase{"PreToolUse": PhasePreTool, "PostToolUse": PhasePostTool, "SessionEnd": PhaseSessionEnd}
+var codexPhases = phases{{"PreToolUse", PhasePreTool}, {"PostToolUse", PhasePostTool}, {"SessionEnd", PhaseSessionEnd}}
 
 func (Codex) parse(p fields) (*Event, error) {
 	return namedEvent(p, "session_id", codexPhases, func(p fields) token.Result { return carry.ReadResult(p.get("tool_response")) })

@@ -60,10 +60,10 @@ func (Cursor) detect(p fields) bool {
 }
 
 // cursorPhases maps Cursor's hook event names to phases.
-var cursorPhases = map[string]Phase{
-	"preToolUse": PhasePreTool, "beforeMCPExecution": PhasePreTool,
-	"postToolUse": PhasePostTool, "afterMCPExecution": PhasePostTool,
-	"sessionEnd": PhaseSessionEnd,
+var cursorPhases = phases{
+	{"preToolUse", PhasePreTool}, {"beforeMCPExecution", PhasePreTool},
+	{"postToolUse", PhasePostTool}, {"afterMCPExecution", PhasePostTool},
+	{"sessionEnd", PhaseSessionEnd},
 }
 
 func (Cursor) parse(p fields) (*Event, error) {

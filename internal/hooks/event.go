@@ -284,17 +284,34 @@ func typeName(v gjson.Result) string {
 	return "missing"
 }
 
+// phases are a client's hook event names and their phases: a list, not a
+// map, so it is static data and no hook builds it at start-up.
+type phases []struct {
+	name  string
+	phase Phase
+}
+
+// of is the phase of the event named name (0: not one of them).
+func (ps phases) of(name string) Phase {
+	for _, p := range ps {
+		if p.name == name {
+			return p.phase
+		}
+	}
+	return 0
+}
+
 // namedEvent parses the shape Claude Code, Codex, Gemini CLI and Cursor
 // share: a session id at sessionPath, hook_event_name (mapped to a phase by
 // phases; other names are PhaseOther), tool_name and tool_input. result
 // reads a post-tool event's result, on first use.
-func namedEvent(p fields, sessionPath string, phases map[string]Phase, result func(fields) token.Result) (*Event, error) {
+func namedEvent(p fields, sessionPath string, names phases, result func(fields) token.Result) (*Event, error) {
 	session, err := stringField(p, sessionPath)
 	if err != nil {
 		return nil, err
 	}
 	name := p.get("hook_event_name").Str
-	phase := phases[name]
+	phase := names.of(name)
 	ev, err := toolEvent(p, phase, name, session, "tool_name", "tool_input")
 	if err != nil {
 		return nil, err

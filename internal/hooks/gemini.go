@@ -78,7 +78,7 @@ func (Gemini) detect(p fields) bool {
 }
 
 // geminiPhases maps Gemini CLI's hook event names to phases.
-var geminiPhases = map[string]Phase{"BeforeTool": PhasePreTool, "AfterTool": PhasePostTool, "SessionEnd": PhaseSessionEnd}
+var geminiPhases = phases{{"BeforeTool", PhasePreTool}, {"AfterTool", PhasePostTool}, {"SessionEnd", PhaseSessionEnd}}
 
 func (Gemini) parse(p fields) (*Event, error) {
 	return namedEvent(p, "session_id", geminiPhases, func(p fields) token.Result { return geminiResult(p.get("tool_response")) })
