@@ -157,7 +157,7 @@ func natsInbox(ctx context.Context, url, deskDir string) (*relay.Inbox, error) {
 // request, woken by src.Changes as the page's stream is.
 func seen(ctx context.Context, q *approvals.Store, src inbox.Source) (time.Duration, error) {
 	t0 := time.Now()
-	r, err := q.Enqueue(approvals.Request{Client: "claude-code", Session: "bench", Tool: "Bash", Input: `{"command":"make"}`,
+	r, err := q.Enqueue(approvals.Request{Client: hooks.ClaudeCodeClient.Name, Session: "bench", Tool: "Bash", Input: `{"command":"make"}`,
 		Deadline: time.Now().Add(time.Hour)})
 	if err != nil {
 		return 0, err
@@ -270,7 +270,7 @@ func (res *relayResult) scale(ctx context.Context, url, dir string, smoke bool, 
 		return err
 	}
 	enqueue := func(q *approvals.Store, i int) error {
-		_, err := q.Enqueue(approvals.Request{Client: "claude-code", Session: "bench", Tool: "Bash",
+		_, err := q.Enqueue(approvals.Request{Client: hooks.ClaudeCodeClient.Name, Session: "bench", Tool: "Bash",
 			Input: fmt.Sprintf(`{"command":"make test-%d"}`, i), Deadline: time.Now().Add(time.Hour)})
 		return err
 	}

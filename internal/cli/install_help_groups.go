@@ -33,7 +33,7 @@ var installGroups = []struct {
 func installIntro() string {
 	return "Wires interceptor into one client for one MCP server. Most people need:\n\n" +
 		"  interceptor install " + hooks.ClaudeCodeClient.Name + " --server NAME --arg KEY\n\n" +
-		wrap(`NAME is the server as the client names it (claude mcp list shows them; user,
+		wrap(`NAME is the server as the client names it (the client's own mcp list shows them; user,
 local or project scope), KEY the argument that carries its handle
 (session_token when --arg is left out; several handles: --handles FILE). Then
 run 'interceptor doctor'. --proxy runs the server through interceptor instead
