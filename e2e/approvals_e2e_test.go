@@ -358,14 +358,20 @@ func runApprovalScenario(t *testing.T, c *client, sessions int, queueClient, ori
 // runApprovalScenarios runs one session of c, and two concurrent ones
 // sharing the queue and the supervisor.
 func runApprovalScenarios(t *testing.T, c *client, queueClient, origin string) {
-	t.Run("single", func(t *testing.T) { runApprovalScenario(t, c, 1, queueClient, origin) })
-	t.Run("concurrent", func(t *testing.T) { runApprovalScenario(t, c, 2, queueClient, origin) })
+	t.Run("single", func(t *testing.T) { parallel(t); runApprovalScenario(t, c, 1, queueClient, origin) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); runApprovalScenario(t, c, 2, queueClient, origin) })
 }
 
 func TestApprovalsClaudeCode(t *testing.T) {
 	parallel(t)
-	t.Run("permission_prompt_tool", func(t *testing.T) { runApprovalScenarios(t, claudePermitTool, "claude-code", "mcp permit") })
-	t.Run("approve_hook", func(t *testing.T) { runApprovalScenarios(t, claudeApproveHook, "claude-code", "approve hook") })
+	t.Run("permission_prompt_tool", func(t *testing.T) {
+		parallel(t)
+		runApprovalScenarios(t, claudePermitTool, "claude-code", "mcp permit")
+	})
+	t.Run("approve_hook", func(t *testing.T) {
+		parallel(t)
+		runApprovalScenarios(t, claudeApproveHook, "claude-code", "approve hook")
+	})
 }
 
 func TestApprovalsCodex(t *testing.T) {

@@ -305,6 +305,7 @@ func checkScreenshot(t *testing.T, line []byte, res gjson.Result, raw string) {
 // proxy with examples/servers/chrome-devtools/handles.json (pageId) and
 // issue 35's uid handle.
 func TestBrowserServerChromeDevtools(t *testing.T) {
+	parallel(t)
 	dir := browserSetup.get(t)
 	base := servePages(t)
 	handles := issueHandles(t, "chrome-devtools", `{"name":"uid","from":{"tools":["take_snapshot"],"text":"uid=(\\S+)"}}`)
@@ -350,6 +351,7 @@ func TestBrowserServerChromeDevtools(t *testing.T) {
 // with examples/servers/playwright/handles.json (tab index) and issue 35's
 // target handle.
 func TestBrowserServerPlaywright(t *testing.T) {
+	parallel(t)
 	dir := browserSetup.get(t)
 	base := servePages(t)
 	handles := issueHandles(t, "playwright", `{"name":"target","from":{"tools":["browser_snapshot"],"text":"\\[ref=(\\w+)\\]"}}`)

@@ -588,29 +588,29 @@ func dumpChildren(t *testing.T, sc *scenario, parentOut, parentErr string) {
 
 func TestChildrenClaudeCode(t *testing.T) {
 	parallel(t)
-	t.Run("parent", func(t *testing.T) { runParentScenario(t, childClaude) })
-	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childClaude) })
-	t.Run("durable", func(t *testing.T) { runDurableChildren(t, childClaude) })
-	t.Run("human_tools", runHumanToolsChild)
+	t.Run("parent", func(t *testing.T) { parallel(t); runParentScenario(t, childClaude) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); runConcurrentChildren(t, childClaude) })
+	t.Run("durable", func(t *testing.T) { parallel(t); runDurableChildren(t, childClaude) })
+	t.Run("human_tools", func(t *testing.T) { parallel(t); runHumanToolsChild(t) })
 }
 
 func TestChildrenCodex(t *testing.T) {
 	parallel(t)
-	t.Run("parent", func(t *testing.T) { runParentScenario(t, childCodex) })
-	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childCodex) })
-	t.Run("durable", func(t *testing.T) { runDurableChildren(t, childCodex) })
+	t.Run("parent", func(t *testing.T) { parallel(t); runParentScenario(t, childCodex) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); runConcurrentChildren(t, childCodex) })
+	t.Run("durable", func(t *testing.T) { parallel(t); runDurableChildren(t, childCodex) })
 }
 
 func TestChildrenGemini(t *testing.T) {
 	parallel(t)
-	t.Run("parent", func(t *testing.T) { runParentScenario(t, childGemini) })
-	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childGemini) })
+	t.Run("parent", func(t *testing.T) { parallel(t); runParentScenario(t, childGemini) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); runConcurrentChildren(t, childGemini) })
 }
 
 func TestChildrenOpenCode(t *testing.T) {
 	parallel(t)
-	t.Run("parent", func(t *testing.T) { runParentScenario(t, childOpenCode) })
-	t.Run("concurrent", func(t *testing.T) { runConcurrentChildren(t, childOpenCode) })
+	t.Run("parent", func(t *testing.T) { parallel(t); runParentScenario(t, childOpenCode) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); runConcurrentChildren(t, childOpenCode) })
 }
 
 // testChildren is the children store of a scenario, as the supervisor sees

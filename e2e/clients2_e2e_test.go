@@ -228,10 +228,10 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 func TestCopilotCLI(t *testing.T) {
 	parallel(t)
-	t.Run("pascal_events", func(t *testing.T) { copilotPascal().run(t, false, nil) })
-	t.Run("hooks", func(t *testing.T) { copilotCLI.run(t, false, resultRedaction) })
-	t.Run("concurrent", func(t *testing.T) { copilotCLI.runSessions(t, 2, false, resultRedaction) })
-	t.Run("proxy", func(t *testing.T) { copilotCLI.run(t, true, nil) })
+	t.Run("pascal_events", func(t *testing.T) { parallel(t); copilotPascal().run(t, false, nil) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); copilotCLI.run(t, false, resultRedaction) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); copilotCLI.runSessions(t, 2, false, resultRedaction) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); copilotCLI.run(t, true, nil) })
 }
 
 var clineCLI = client2{
@@ -278,15 +278,15 @@ var droidCLI = client2{
 
 func TestCline(t *testing.T) {
 	parallel(t)
-	t.Run("hooks", func(t *testing.T) { clineCLI.run(t, false, nil) })
-	t.Run("concurrent", func(t *testing.T) { clineCLI.runSessions(t, 2, false, nil) })
-	t.Run("proxy", func(t *testing.T) { clineCLI.run(t, true, nil) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); clineCLI.run(t, false, nil) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); clineCLI.runSessions(t, 2, false, nil) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); clineCLI.run(t, true, nil) })
 }
 
 func TestDroid(t *testing.T) {
 	parallel(t)
-	t.Run("hooks", func(t *testing.T) { droidCLI.run(t, false, nil) })
-	t.Run("proxy", func(t *testing.T) { droidCLI.run(t, true, nil) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); droidCLI.run(t, false, nil) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); droidCLI.run(t, true, nil) })
 }
 
 // agentSDKApp runs the example app examples/claude-agent-sdk/<app> with the
@@ -357,9 +357,9 @@ func clearedAtEnd(sc *scenario) {
 
 func TestClaudeAgentSDK(t *testing.T) {
 	parallel(t)
-	t.Run("programmatic_hooks", func(t *testing.T) { agentSDK.run(t, false, clearedAtEnd) })
-	t.Run("settings_hooks", func(t *testing.T) { agentSDKSettings.run(t, false, clearedAtEnd) })
-	t.Run("proxy", func(t *testing.T) { agentSDKSettings.run(t, true, nil) })
+	t.Run("programmatic_hooks", func(t *testing.T) { parallel(t); agentSDK.run(t, false, clearedAtEnd) })
+	t.Run("settings_hooks", func(t *testing.T) { parallel(t); agentSDKSettings.run(t, false, clearedAtEnd) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); agentSDKSettings.run(t, true, nil) })
 }
 
 // kiloEnv runs Kilo CLI offline: no updates, model list, sharing, LSP
@@ -393,8 +393,8 @@ var kiloCLI = client2{
 
 func TestKilo(t *testing.T) {
 	parallel(t)
-	t.Run("hooks", func(t *testing.T) { kiloCLI.run(t, false, resultRedaction) })
-	t.Run("proxy", func(t *testing.T) { kiloCLI.run(t, true, nil) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); kiloCLI.run(t, false, resultRedaction) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); kiloCLI.run(t, true, nil) })
 }
 
 // kiloPluginDirs: Kilo, like OpenCode, npm-installs its plugin package

@@ -207,12 +207,12 @@ func opencodeConfig(sc *scenario, mcp map[string]any) string {
 // the clients that redact, also in structuredContent) and two concurrent
 // sessions against the same server, state dir and hooks.
 func runClientScenarios(t *testing.T, c *client) {
-	t.Run("single", func(t *testing.T) { runScenario(t, c, 1, false) })
+	t.Run("single", func(t *testing.T) { parallel(t); runScenario(t, c, 1, false) })
 	if c.redact {
-		t.Run("single_structured", func(t *testing.T) { runScenario(t, c, 1, true) })
+		t.Run("single_structured", func(t *testing.T) { parallel(t); runScenario(t, c, 1, true) })
 	}
-	t.Run("concurrent", func(t *testing.T) { runScenario(t, c, 2, false) })
-	t.Run("awkward_nested", func(t *testing.T) { runAwkwardScenario(t, c, false) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); runScenario(t, c, 2, false) })
+	t.Run("awkward_nested", func(t *testing.T) { parallel(t); runAwkwardScenario(t, c, false) })
 }
 
 // awkwardServer is the wf server's name in the awkward scenarios: with a

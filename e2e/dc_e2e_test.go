@@ -170,12 +170,12 @@ func checkDCDebugLog(path string) []string {
 
 func TestHandlesDesktopCommanderClaudeCode(t *testing.T) {
 	parallel(t)
-	t.Run("hooks", func(t *testing.T) { runDC(t, handlesClaude, false) })
-	t.Run("proxy", func(t *testing.T) { runDC(t, handlesClaude, true) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); runDC(t, handlesClaude, false) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); runDC(t, handlesClaude, true) })
 }
 
 func TestHandlesDesktopCommanderCodex(t *testing.T) {
 	parallel(t)
-	t.Run("hooks", func(t *testing.T) { runDC(t, handlesCodex, false) })
-	t.Run("proxy", func(t *testing.T) { runDC(t, handlesCodex, true) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); runDC(t, handlesCodex, false) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); runDC(t, handlesCodex, true) })
 }

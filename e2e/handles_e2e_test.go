@@ -405,12 +405,12 @@ func knownIndexBug(p string, hc *handlesClient, viaProxy bool) string {
 
 func TestHandlesIndexClaudeCode(t *testing.T) {
 	parallel(t)
-	t.Run("hooks", func(t *testing.T) { runIndexLoop(t, handlesClaude, false) })
-	t.Run("proxy", func(t *testing.T) { runIndexLoop(t, handlesClaude, true) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); runIndexLoop(t, handlesClaude, false) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); runIndexLoop(t, handlesClaude, true) })
 }
 
 func TestHandlesIndexCodex(t *testing.T) {
 	parallel(t)
-	t.Run("hooks", func(t *testing.T) { runIndexLoop(t, handlesCodex, false) })
-	t.Run("proxy", func(t *testing.T) { runIndexLoop(t, handlesCodex, true) })
+	t.Run("hooks", func(t *testing.T) { parallel(t); runIndexLoop(t, handlesCodex, false) })
+	t.Run("proxy", func(t *testing.T) { parallel(t); runIndexLoop(t, handlesCodex, true) })
 }

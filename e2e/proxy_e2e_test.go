@@ -99,10 +99,10 @@ func runProxyScenarios(t *testing.T, c *client) {
 	run := func(t *testing.T, sessions int, structured bool) {
 		runScenarioWith(t, &scenario{t: t, c: c, sessions: sessions, structured: structured, viaProxy: true})
 	}
-	t.Run("single", func(t *testing.T) { run(t, 1, false) })
-	t.Run("single_structured", func(t *testing.T) { run(t, 1, true) })
-	t.Run("concurrent", func(t *testing.T) { run(t, 2, false) })
-	t.Run("awkward_nested", func(t *testing.T) { runAwkwardScenario(t, c, true) })
+	t.Run("single", func(t *testing.T) { parallel(t); run(t, 1, false) })
+	t.Run("single_structured", func(t *testing.T) { parallel(t); run(t, 1, true) })
+	t.Run("concurrent", func(t *testing.T) { parallel(t); run(t, 2, false) })
+	t.Run("awkward_nested", func(t *testing.T) { parallel(t); runAwkwardScenario(t, c, true) })
 }
 
 func TestProxyClaudeCode(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -99,38 +100,68 @@ func outer() int {
 	}
 	defer os.RemoveAll(work)
 
-	clients, ocPlugin, err := installClients()
-	if err != nil {
-		return setupFailed("cannot install the pinned clients from the npm registry: %v", err)
+	// The installs (the registry's time on a clean machine, Copilot's
+	// first start) run beside each other and beside the build (CPU).
+	var (
+		inst                  sync.WaitGroup
+		clients, ocPlugin     string
+		clientsErr            error
+		clients2, dc, browser installed
+	)
+	inst.Add(4)
+	go func() { defer inst.Done(); clients, ocPlugin, clientsErr = installClients() }()
+	go func() { defer inst.Done(); clients2.where, clients2.err = installClients2() }()
+	go func() { defer inst.Done(); dc.where, dc.err = installDC() }()
+	go func() { defer inst.Done(); browser.where, browser.err = installBrowserServers() }()
+	if os.Getenv("E2E_PREPARE_ONLY") == "1" {
+		// Only fill the client cache (CI does it while go test runs).
+		inst.Wait()
+		for _, err := range []error{clientsErr, clients2.err, dc.err, browser.err} {
+			if err != nil {
+				return setupFailed("E2E_PREPARE_ONLY: %v", err)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "e2e: E2E_PREPARE_ONLY: the clients are installed (%s); no test ran\n", time.Since(start).Round(time.Millisecond))
+		return 0
 	}
+
 	t0 := time.Now()
 	interceptor := filepath.Join(work, "interceptor")
-	tokenServer := filepath.Join(work, "tokenserver")
 	indexServer := filepath.Join(work, "indexserver")
-	builds := []struct{ out, pkg string }{{interceptor, "./cmd/interceptor"}, {tokenServer, "./e2e/tokenserver"}, {indexServer, "./e2e/indexserver"}}
+	tokenServer := filepath.Join(work, "tokenserver")
+	// One go build for all three: their common packages compile once, on
+	// both cores; each lands in work under its package's name.
+	pkgs := []string{"./cmd/interceptor", "./e2e/tokenserver", "./e2e/indexserver"}
 	if prebuilt := os.Getenv("E2E_INTERCEPTOR_BIN"); prebuilt != "" {
 		// Test a given binary (a release build, or while the tree does not build).
 		if interceptor, err = filepath.Abs(prebuilt); err != nil {
+			inst.Wait()
 			return setupFailed("E2E_INTERCEPTOR_BIN: %v", err)
 		}
 		if _, err := os.Stat(interceptor); err != nil {
+			inst.Wait()
 			return setupFailed("E2E_INTERCEPTOR_BIN: %v", err)
 		}
 		fmt.Fprintf(os.Stderr, "e2e: E2E_INTERCEPTOR_BIN: testing %s, not a build of this tree\n", interceptor)
-		builds = builds[1:]
+		pkgs = pkgs[1:]
 	}
-	for _, b := range builds {
-		cmd := exec.Command(goTool(), "build", "-o", b.out, b.pkg)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return setupFailed("go build %s: %v\n%s", b.pkg, err, out)
-		}
+	cmd := exec.Command(goTool(), append([]string{"build", "-o", work + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		inst.Wait()
+		return setupFailed("go build %s: %v\n%s", strings.Join(pkgs, " "), err, out)
 	}
-	fmt.Fprintf(os.Stderr, "e2e: built %d binaries in %s\n", len(builds), time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "e2e: built %d binaries in %s\n", len(pkgs), time.Since(t0).Round(time.Millisecond))
+	inst.Wait()
+	if clientsErr != nil {
+		return setupFailed("cannot install the pinned clients from the npm registry: %v", clientsErr)
+	}
+	fmt.Fprintf(os.Stderr, "e2e: setup (installs and build) took %s\n", time.Since(start).Round(time.Millisecond))
 
 	// "$0" is the test binary: the inner run gets the same -test.* flags.
-	cmd := exec.Command("unshare", append([]string{"--user", "--map-root-user", "--net", "--",
+	cmd = exec.Command("unshare", append([]string{"--user", "--map-root-user", "--net", "--",
 		"sh", "-c", `ip link set lo up && exec "$0" "$@"`, os.Args[0]}, os.Args[1:]...)...)
 	if os.Geteuid() == 0 {
 		// Run as root, the namespace maps uids and gids 0-65535 to
@@ -145,9 +176,9 @@ func outer() int {
 	cmd.Env = append(os.Environ(),
 		envInNetns+"=1", envInterceptor+"="+interceptor, envTokenServer+"="+tokenServer,
 		envClients+"="+clients, envOCPlugin+"="+ocPlugin, envRepo+"="+repo, envIndexServer+"="+indexServer)
-	cmd.Env = append(cmd.Env, clients2Setup.export(installClients2()))
-	cmd.Env = append(cmd.Env, dcSetup.export(installDC()))
-	cmd.Env = append(cmd.Env, browserSetup.export(installBrowserServers()))
+	cmd.Env = append(cmd.Env, clients2Setup.export(clients2.where, clients2.err))
+	cmd.Env = append(cmd.Env, dcSetup.export(dc.where, dc.err))
+	cmd.Env = append(cmd.Env, browserSetup.export(browser.where, browser.err))
 	err = cmd.Run()
 	fmt.Fprintf(os.Stderr, "e2e: whole run (setup + tests) took %s\n", time.Since(start).Round(time.Second))
 	var ee *exec.ExitError
@@ -313,6 +344,12 @@ func tail(s string, n int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// installed is where an optional install is, or why it failed.
+type installed struct {
+	where string
+	err   error
 }
 
 // optionalSetup is an install that only some tests need, passed from the
