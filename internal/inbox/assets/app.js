@@ -10,7 +10,8 @@
 import {$, sleep} from './dom.js';
 import {takeKey, AuthError, stream, authNote} from './api.js';
 import {tick} from './card.js';
-import {watchSettle, showNewest} from './settle.js';
+import {watchSettle} from './settle.js';
+import {showNewest} from './keys.js';
 import {showPending} from './requests.js';
 import {showChildren, closeChat, openChat} from './children.js';
 import {loadHistory, loadRules} from './history.js';

@@ -1,7 +1,7 @@
 // children.js: the child agents, one chat live.
 import {$, el, add, sleep, clock, toast} from './dom.js';
 import {AuthError, stream, authNote, post} from './api.js';
-import {CardList, items} from './requests.js';
+import {CardList, items, pendingWatchers} from './requests.js';
 import {presented, diffShow} from './card.js';
 import {SETTLE_MS} from './settle.js';
 
@@ -37,7 +37,8 @@ export function showChildren(v) {
 // ---- one chat, live --------------------------------------------------
 
 let chatAbort = null; // ends the open chat's stream
-export let chatCards = null; // the open chat's inline requests
+let chatCards = null; // the open chat's inline requests
+pendingWatchers.push((all) => { if (chatCards) chatCards.update(all); });
 export function closeChat() {
   if (chatAbort) { chatAbort.abort(); chatAbort = null; }
   chatCards = null;

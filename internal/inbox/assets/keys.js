@@ -1,6 +1,7 @@
 // keys.js: the keyboard (j/k, a, d, e, ?) and the card in focus.
 import {$, toast} from './dom.js';
-import {SETTLE_MS, showNewest} from './settle.js';
+import {SETTLE_MS, newestUnseen} from './settle.js';
+import {reveal} from './triage.js';
 
 // ---- keyboard --------------------------------------------------------------
 //
@@ -78,3 +79,13 @@ $('waiting-list').addEventListener('focusin', (ev) => {
   c.classList.add('focused');
   c.focusedAt = performance.now();
 });
+
+// showNewest brings the newest request that arrived off screen into view
+// (its group opened) and focus: the new-request bar's click, or n.
+export function showNewest() {
+  const c = newestUnseen();
+  if (!c) return;
+  reveal(c);
+  c.scrollIntoView({block: 'center'});
+  focusCard(c);
+}

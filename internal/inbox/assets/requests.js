@@ -4,10 +4,9 @@ import {$, el, setClock, toast} from './dom.js';
 import {get} from './api.js';
 import {tick, cardKey, card} from './card.js';
 import {SLOT_MIN_MS, unsettle} from './settle.js';
-import {applyFilter, place, showGroups} from './triage.js';
+import {applyFilter, place, showGroups, triageList} from './triage.js';
 import {loadHistory} from './history.js';
 import {focused, focusCard, nextCard} from './keys.js';
-import {chatCards} from './children.js';
 
 // A list of cards kept in step with the pending requests: a card stays
 // (with what was typed into it) while its request waits; one that leaves
@@ -87,6 +86,11 @@ export class CardList {
 
 export let items = [];
 export const waiting = new CardList($('waiting-list'), () => true);
+triageList(waiting);
+
+// pendingWatchers are told each new list of what waits (children.js: the
+// open chat's inline requests).
+export const pendingWatchers = [];
 
 function showCounts() {
   const n = waiting.cards.size;
@@ -111,7 +115,7 @@ export function showPending(p) {
   liveHistory();
   items = p.items;
   waiting.update(items);
-  if (chatCards) chatCards.update(items);
+  for (const watch of pendingWatchers) watch(items);
   showCounts();
   tick();
 }

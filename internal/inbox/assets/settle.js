@@ -1,8 +1,6 @@
 // settle.js: a decision acts only on what was on screen, unmoved, for a
 // moment; the new-request bar.
 import {$, toast} from './dom.js';
-import {focusCard} from './keys.js';
-import {reveal} from './triage.js';
 
 // ---- a click decides only what was on screen, where it is ---------------
 //
@@ -53,12 +51,9 @@ function showNewBar(n, c) {
   if (bar.textContent !== text) bar.textContent = text;
   bar.hidden = !n;
 }
-export function showNewest() {
-  if (!newest || !newest.isConnected) return;
-  reveal(newest);
-  newest.scrollIntoView({block: 'center'});
-  focusCard(newest);
-}
+// newestUnseen is the newest card the bar announces (keys.js's
+// showNewest brings it into view), or null.
+export const newestUnseen = () => (newest && newest.isConnected ? newest : null);
 document.addEventListener('visibilitychange', () => {
   for (const c of document.querySelectorAll('article.card')) c.place = '';
 });

@@ -5,7 +5,13 @@
 import {$, el, toast} from './dom.js';
 import {post} from './api.js';
 import {SETTLE_MS} from './settle.js';
-import {waiting} from './requests.js';
+
+// waiting is the list of what waits (requests.js hands it over: the list
+// is made there, and triage lays its cards out).
+let waiting = null;
+export function triageList(list) {
+  waiting = list;
+}
 
 // The filter keeps the cards that hold every word (in what the card
 // shows). "Allow shown…" / "Deny shown…", and a group's own buttons, list
