@@ -141,8 +141,13 @@ export function showGroups() {
 
 // ---- the confirmation ----------------------------------------------------
 
+// shownConfirm counts the confirmations shown: a decision that ends after
+// another confirmation was opened must not hide that one.
+let shownConfirm = 0;
+
 function confirmGroup(allow, shown, what) {
   if (!shown.length) { toast('No request is shown.'); return; }
+  const mine = ++shownConfirm;
   const ids = shown.map((c) => c.dataset.key);
   const box = $('confirm');
   $('confirm-what').textContent = (allow ? 'Allow' : 'Deny') + ' these ' + ids.length + ' request' + (ids.length === 1 ? '' : 's') +
@@ -172,7 +177,7 @@ function confirmGroup(allow, shown, what) {
         failed.push(key + ': ' + e.message);
       }
     }
-    box.hidden = true;
+    if (mine === shownConfirm) box.hidden = true;
     toast((allow ? 'allowed ' : 'denied ') + (ids.length - failed.length) + (failed.length ? '; not decided: ' + failed.join('; ') : ''));
   };
 }
