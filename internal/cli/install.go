@@ -358,6 +358,10 @@ func proxyOutcome(res *install.Result, verb string) string {
 
 // report prints what install or uninstall did: the diff with --dry-run,
 // else one line; notes and warnings go to stderr.
+// uninstallAllVerb is report's verb for uninstall --all, which says "dry
+// run" once for all its files.
+const uninstallAllVerb = "uninstall --all"
+
 func report(io *IO, res *install.Result, o install.Options, verb string) {
 	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
 	for _, n := range res.Notes {
@@ -369,7 +373,9 @@ func report(io *IO, res *install.Result, o install.Options, verb string) {
 	switch {
 	case res.Changed && o.DryRun:
 		fmt.Fprint(io.Out, res.Diff)
-		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+		if verb != uninstallAllVerb {
+			fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+		}
 	case o.Proxy:
 		where := res.Path
 		if res.Where != "" {

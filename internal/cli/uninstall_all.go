@@ -40,8 +40,17 @@ func uninstallArgs(a *allFlags) cobra.PositionalArgs {
 	}
 }
 
-// runUninstallAll is uninstall --all and/or --purge.
+// runUninstallAll is uninstall --all and/or --purge. A dry run says it
+// wrote nothing once, at the end, not once per file.
 func runUninstallAll(io *IO, a *allFlags, project string, dryRun bool) error {
+	err := uninstallAll(io, a, project, dryRun)
+	if err == nil && dryRun {
+		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+	}
+	return err
+}
+
+func uninstallAll(io *IO, a *allFlags, project string, dryRun bool) error {
 	if a.all {
 		env, err := install.EnvFromOS(project)
 		if err != nil {
@@ -68,7 +77,7 @@ func runUninstallAll(io *IO, a *allFlags, project string, dryRun bool) error {
 				if err != nil {
 					return fmt.Errorf("%s, server %q: %w", c.Name, w.Server, err)
 				}
-				report(io, res, o, "uninstall")
+				report(io, res, o, uninstallAllVerb)
 			}
 		}
 		if n == 0 {
@@ -100,7 +109,6 @@ func purgeStateDir(io *IO, dir string, dryRun bool) error {
 	}
 	if dryRun {
 		fmt.Fprintf(io.Out, "would remove the state dir %s\n", d)
-		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
 		return nil
 	}
 	if err := os.RemoveAll(d); err != nil {
