@@ -425,9 +425,12 @@ func TestAnswerSchemaThroughNATS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err := kv.Get(context.Background(), "devbox."+q.ID); err != nil || strings.Contains(string(e.Value()), tok) ||
-		!strings.Contains(string(e.Value()), `"answer_schema"`) {
-		t.Errorf("the bucket holds %v %v", e, err)
+	e, err := kv.Get(context.Background(), "devbox."+q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := string(e.Value()); strings.Contains(raw, tok) || !strings.Contains(raw, `"answer_schema"`) {
+		t.Errorf("the bucket holds %s", raw)
 	}
 
 	ctx := context.Background()
