@@ -9,7 +9,9 @@
 // the approve hook and the MCP permit tool alike. A decision is one type all
 // the way, hooks.Decision: a supervisor's to Decide, the one Ask returns
 // (Request.Decision maps a decided record back to it); input.go
-// is the human tools' questions, answered with text, on the same queue;
+// is the human tools' questions, answered with text, on the same queue, and
+// answer.go what an answer must be (a tool's answerSchema, checked by
+// AnswerInput whichever way the answer came);
 // secrets.go keeps the child's tokens out of records (stand-ins), gives
 // them back to a supervisor's new input, and masks views again (Viewer);
 // view.go renders what the model wrote for a person (Visible, VisibleJSON,

@@ -49,7 +49,10 @@ func (r Request) IsInput() bool { return r.Kind == KindInput }
 
 // AnswerInput gives a pending input request its answer. Like Decide, an
 // unknown id is ErrUnknown and a request no longer pending (answered,
-// expired, its session ended, stale) is ErrDecided, returned unchanged.
+// expired, its session ended, stale) is ErrDecided, returned unchanged. An
+// answer its AnswerSchema does not allow is ErrBadAnswer, saying in one
+// line what the answer must be, and the question still waits: every way
+// an answer arrives comes here, so none skips the check.
 func (s *Store) AnswerInput(id, answer, by string) (Request, error) {
 	var out Request
 	err := s.update(id, func(r *Request) error {
@@ -62,6 +65,9 @@ func (s *Store) AnswerInput(id, answer, by string) (Request, error) {
 			return fmt.Errorf("%w: %s is %s (by %s)", ErrDecided, id, r.Status, r.DecidedBy)
 		case r.Stale(now):
 			return fmt.Errorf("%w: %s expired at %s; nobody waits for an answer any more", ErrDecided, id, r.Deadline.Format(time.RFC3339))
+		}
+		if err := CheckAnswer(r.AnswerSchema, answer); err != nil {
+			return fmt.Errorf("%w: %v", ErrBadAnswer, err)
 		}
 		r.Status, r.Answer, r.DecidedBy, r.DecidedAt = Answered, answer, by, now
 		out = *r

@@ -23,7 +23,8 @@ call returns the answer to the model at once; a parked call's answer is
 delivered with the session's next prompt. Without TEXT the answer is read
 from stdin (all of it, trailing newlines dropped). A question already
 answered, expired, or whose session ended is reported and left unchanged:
-exit 1.`,
+exit 1. So is an answer the tool's answerSchema does not allow (the error
+says what the answer must be); the question still waits.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			q, err := f.queue()

@@ -81,7 +81,7 @@ func Parse(data []byte, src string) ([]Tool, error) {
 			return false
 		}
 		if s := v.Get("answerSchema"); s.Exists() {
-			if err = CheckAnswerSchema(s); err != nil {
+			if err = approvals.CheckAnswerSchema(s); err != nil {
 				err = fmt.Errorf("%s: answerSchema: %v", at, err)
 				return false
 			}

@@ -18,7 +18,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
-	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/tidwall/gjson"
 )
 
@@ -250,7 +249,8 @@ func fail(w http.ResponseWriter, err error) {
 		code = http.StatusServiceUnavailable
 	case errors.Is(err, approvals.ErrDecided), errors.Is(err, ErrElsewhere):
 		code = http.StatusConflict
-	case errors.Is(err, errBadRequest), errors.Is(err, approvals.ErrNeedsAnswer), errors.Is(err, approvals.ErrNotInput):
+	case errors.Is(err, errBadRequest), errors.Is(err, approvals.ErrNeedsAnswer), errors.Is(err, approvals.ErrNotInput),
+		errors.Is(err, approvals.ErrBadAnswer):
 		code = http.StatusBadRequest
 	case errors.Is(err, errNoChallenge), errors.Is(err, errWrongProof):
 		code = http.StatusForbidden
@@ -365,16 +365,8 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The page checked the answer against the question's answerSchema;
-	// the server does not trust it to have.
-	q, err := s.src.Get(r.Context(), a.Machine, *a.ID)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	if err := humantools.CheckAnswer(q.AnswerSchema, a.Answer); err != nil {
-		fail(w, fmt.Errorf("%w: %v", errBadRequest, err))
-		return
-	}
+	// the queue that holds the question checks it again (AnswerInput, on
+	// the question's own machine for a relay's), refusing ErrBadAnswer.
 	req, err := s.src.Answer(r.Context(), a.Machine, *a.ID, a.Answer, s.by)
 	if err != nil {
 		fail(w, err)

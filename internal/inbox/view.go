@@ -9,7 +9,6 @@ import (
 	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
-	"github.com/interceptor-dev/interceptor/internal/humantools"
 	"github.com/interceptor-dev/interceptor/internal/present"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
@@ -376,7 +375,7 @@ func matches(it item, words []string) bool {
 
 // answerView is a question's answerSchema as the page uses it: the type,
 // the choices (one button each; a boolean's are true and false), the
-// bounds. nil when the schema is absent or not one humantools takes.
+// bounds. nil when the schema is absent or not one a declaration may give.
 type answerView struct {
 	Type      string   `json:"type"`
 	Choices   []string `json:"choices,omitempty"`
@@ -388,7 +387,7 @@ type answerView struct {
 
 func answerOf(schema string) *answerView {
 	s := gjson.Parse(schema)
-	if schema == "" || humantools.CheckAnswerSchema(s) != nil {
+	if schema == "" || approvals.CheckAnswerSchema(s) != nil {
 		return nil
 	}
 	a := &answerView{Type: s.Get("type").Str}

@@ -100,3 +100,43 @@ func TestSupervisorAnswersHumanTools(t *testing.T) {
 		t.Fatalf("respond answer (approval_id): %s", got.Raw)
 	}
 }
+
+// TestRespondChecksTheAnswerSchema: a question whose tool declares an
+// answerSchema lists it in pending, and respond(answer) is refused when
+// the answer does not fit (the queue's one line, and the question still
+// waits), taken when it does.
+func TestRespondChecksTheAnswerSchema(t *testing.T) {
+	q := queue(t)
+	decl := []humantools.Tool{{Name: "pick_env", Description: "pick", Mode: approvals.ModePark,
+		AnswerSchema: `{"type":"string","enum":["staging","prod"]}`}}
+	child := start(t, &Server{Name: "c", Tools: HumanTools(decl, &humantools.Asker{Queue: q, Session: "S", Timeout: 10 * time.Second})})
+	sup := start(t, &Server{Name: "s", Tools: WithChildren(SupervisorTools(q, "the parent"), children.New(q.StateDir), q)})
+	call := func(s *session, id, tool, args string) gjson.Result {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
+		return s.recv()
+	}
+	if r := call(child, "1", "pick_env", `{}`); r.Get("result.isError").Bool() {
+		t.Fatalf("parked call: %s", r.Raw)
+	}
+	pending := gjson.Parse(call(sup, "2", "pending", `{}`).Get("result.content.0.text").Str)
+	id := pending.Get("pending.0.id").Str
+	if got := pending.Get("pending.0.answer_schema.enum").Raw; got != `["staging","prod"]` {
+		t.Fatalf("pending does not say what the answer must be: %s", pending.Raw)
+	}
+	for _, bad := range []string{"Prod", "dev"} {
+		r := call(sup, "3", "respond", `{"id":"`+id+`","answer":"`+bad+`"}`)
+		if msg := r.Get("result.content.0.text").Str; !r.Get("result.isError").Bool() ||
+			!strings.Contains(msg, "the answer must be one of: staging, prod") || strings.Contains(msg, "\n") {
+			t.Errorf("respond %q: %s", bad, r.Raw)
+		}
+	}
+	if r, _ := q.Get(id); r.Status != approvals.Pending || r.Answer != "" {
+		t.Fatalf("a refused answer changed the question: %+v", r)
+	}
+	if got := gjson.Parse(call(sup, "4", "respond", `{"id":"`+id+`","answer":"prod"}`).Get("result.content.0.text").Str); got.Get("status").Str != "answered" {
+		t.Fatalf("a fitting answer: %s", got.Raw)
+	}
+	if r, _ := q.Get(id); r.Answer != "prod" || r.DecidedBy != "the parent" {
+		t.Errorf("stored %+v", r)
+	}
+}

@@ -269,6 +269,9 @@ func (in *Inbox) act(ctx context.Context, machine string, a Action) (approvals.R
 		return out, fmt.Errorf("%w: on machine %s: %s", approvals.ErrDecided, machine, rep.Error)
 	case rep.Code == "unknown":
 		return out, fmt.Errorf("%w: on machine %s: %s", approvals.ErrUnknown, machine, rep.Error)
+	case rep.Code == "answer": // the question's own queue said what the answer must be
+		why, _ := strings.CutPrefix(rep.Error, approvals.ErrBadAnswer.Error()+": ")
+		return out, fmt.Errorf("%w: %s (machine %s)", approvals.ErrBadAnswer, why, machine)
 	}
 	return out, fmt.Errorf("machine %s refused: %s", machine, rep.Error)
 }

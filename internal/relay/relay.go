@@ -382,6 +382,8 @@ func (r *Relay) handle(m *nats.Msg) {
 			rep.Code = "decided"
 		case errors.Is(err, approvals.ErrUnknown):
 			rep.Code = "unknown"
+		case errors.Is(err, approvals.ErrBadAnswer):
+			rep.Code = "answer"
 		}
 		r.logf("%s on %s: refused: %s", a.ID, approvals.Visible(a.From), rep.Error)
 	}

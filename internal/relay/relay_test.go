@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/tidwall/gjson"
 )
 
 // startNATS runs an embedded server with JetStream on loopback (port 0:
@@ -393,4 +394,59 @@ func TestAnswerThroughNATS(t *testing.T) {
 		t.Errorf("a second answer: %v", err)
 	}
 	until(t, in, "withdrawn", func(o []inbox.Open) bool { return len(o) == 0 })
+}
+
+// A question's answerSchema crosses the wire, masked like its input (a
+// held token never does), so the other machine's page offers its choices;
+// an answer through NATS that does not fit is refused by the question's
+// own queue, ErrBadAnswer in one line naming the machine, and the question
+// still waits; one that fits is taken.
+func TestAnswerSchemaThroughNATS(t *testing.T) {
+	ns := startNATS(t, t.TempDir(), 0)
+	box := startMachine(t, natsURL(ns), "devbox", time.Hour)
+	in := startInbox(t, natsURL(ns), "desk")
+	const tok = "wf-secret-token-0123456789abcdef"
+	if err := state.New(box.dir).Put(state.Record{Token: tok, Server: "wf", Session: "S"}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := box.q.Enqueue(approvals.Request{Client: "claude-code", Session: "S", Tool: "pick_env", Input: `{}`,
+		Kind: approvals.KindInput, Mode: approvals.ModeHold, Deadline: time.Now().Add(time.Minute),
+		AnswerSchema: `{"type":"string","enum":["staging","prod"],"description":"not ` + tok + `"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := until(t, in, "the question", func(o []inbox.Open) bool { return len(o) == 1 })
+	schema := gjson.Parse(open[0].Request.AnswerSchema)
+	if schema.Get("enum").Raw != `["staging","prod"]` || strings.Contains(open[0].Request.AnswerSchema, tok) {
+		t.Errorf("the inbox got the answerSchema %q", open[0].Request.AnswerSchema)
+	}
+	js, _ := jetstream.New(in.nc)
+	kv, err := js.KeyValue(context.Background(), RequestsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := kv.Get(context.Background(), "devbox."+q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := string(e.Value()); strings.Contains(raw, tok) || !strings.Contains(raw, `"answer_schema"`) {
+		t.Errorf("the bucket holds %s", raw)
+	}
+
+	ctx := context.Background()
+	_, err = in.Answer(ctx, "devbox", q.ID, "Prod", "inbox")
+	if !errors.Is(err, approvals.ErrBadAnswer) ||
+		err.Error() != "answer refused: the answer must be one of: staging, prod (machine devbox)" {
+		t.Errorf("an answer that does not fit: %v", err)
+	}
+	if s, _ := box.q.Get(q.ID); s.Status != approvals.Pending || s.Answer != "" {
+		t.Fatalf("a refused answer changed the question: %+v", s)
+	}
+	until(t, in, "still listed", func(o []inbox.Open) bool { return len(o) == 1 })
+	if r, err := in.Answer(ctx, "devbox", q.ID, "prod", "inbox"); err != nil || r.Status != approvals.Answered {
+		t.Fatalf("a fitting answer: %+v %v", r, err)
+	}
+	if s, _ := box.q.Get(q.ID); s.Answer != "prod" {
+		t.Errorf("stored %+v", s)
+	}
 }

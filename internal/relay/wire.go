@@ -91,9 +91,13 @@ type Wire struct {
 	Tool        string `json:"tool"`
 	Input       string `json:"input"` // JSON text
 	InputSchema string `json:"input_schema,omitempty"`
-	Origin      string `json:"origin,omitempty"`
-	Chat        string `json:"chat,omitempty"`
-	ToolUseID   string `json:"tool_use_id,omitempty"`
+	// AnswerSchema is what a question's answer must be (JSON text), so
+	// another machine's page offers its choices; the answer is checked
+	// again by the question's own queue when it arrives.
+	AnswerSchema string `json:"answer_schema,omitempty"`
+	Origin       string `json:"origin,omitempty"`
+	Chat         string `json:"chat,omitempty"`
+	ToolUseID    string `json:"tool_use_id,omitempty"`
 	// Cwd and Project are the session's working directory and project:
 	// every card names them (issue 31), another machine's too.
 	Cwd      string    `json:"cwd,omitempty"`
@@ -112,13 +116,16 @@ func wire(r approvals.Request) Wire {
 	if r.InputSchema != "" {
 		w.InputSchema = approvals.VisibleJSON(r.InputSchema)
 	}
+	if r.AnswerSchema != "" {
+		w.AnswerSchema = approvals.VisibleJSON(r.AnswerSchema)
+	}
 	return w
 }
 
 // Request is w as the page renders requests.
 func (w Wire) Request() approvals.Request {
 	return approvals.Request{ID: w.ID, Kind: w.Kind, Mode: w.Mode, Status: approvals.Status(w.Status), Client: w.Client,
-		Session: w.Session, Tool: w.Tool, Input: w.Input, InputSchema: w.InputSchema, Origin: w.Origin, Chat: w.Chat,
+		Session: w.Session, Tool: w.Tool, Input: w.Input, InputSchema: w.InputSchema, AnswerSchema: w.AnswerSchema, Origin: w.Origin, Chat: w.Chat,
 		ToolUseID: w.ToolUseID, Cwd: w.Cwd, Project: w.Project, Created: w.Created, Deadline: w.Deadline}
 }
 
@@ -162,7 +169,8 @@ type Reply struct {
 	Status    string `json:"status,omitempty"`
 	DecidedBy string `json:"decided_by,omitempty"`
 	// Error is set when nothing was applied; Code says why: "decided"
-	// (decided, answered or expired meanwhile), "unknown", "bad".
+	// (decided, answered or expired meanwhile), "unknown", "answer" (an
+	// answer its answerSchema does not allow), "bad".
 	Error string `json:"error,omitempty"`
 	Code  string `json:"code,omitempty"`
 }

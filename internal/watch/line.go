@@ -16,9 +16,11 @@ func askInput(out io.Writer, r approvals.Request, lines []string) *lineInput {
 	for _, l := range lines {
 		fmt.Fprintf(out, "    %s\n", l)
 	}
-	fmt.Fprint(out, "  type the answer, Enter sends it (an empty line skips, Ctrl-C quits): ")
+	fmt.Fprint(out, answerPrompt)
 	return &lineInput{out: out}
 }
+
+const answerPrompt = "  type the answer, Enter sends it (an empty line skips, Ctrl-C quits): "
 
 // lineInput is watch's line editor, for an answer or a deny's reason: the
 // keys are echoed (raw mode does not), made visible; backspace takes back a

@@ -251,6 +251,13 @@ func (w *watch) typed(k byte) (quit bool, err error) {
 		w.skipped[w.asking] = true
 	} else {
 		r, err := w.q.AnswerInput(w.asking, text, approvals.Decider("watch"))
+		if errors.Is(err, approvals.ErrBadAnswer) {
+			// The question still waits: say what the answer must be and
+			// take another line.
+			fmt.Fprintf(w.out, "%s\n%s", approvals.Visible(err.Error()), answerPrompt)
+			w.line = &lineInput{out: w.out}
+			return false, nil
+		}
 		if err := w.settled(r, err, ""); err != nil {
 			return false, err
 		}

@@ -76,3 +76,50 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestWatchAnswerOffSchema: an answer the question's answerSchema does not
+// allow is refused in one line saying what it must be; watch goes on
+// asking the same question, and takes the next line that fits.
+func TestWatchAnswerOffSchema(t *testing.T) {
+	q := approvals.New(filepath.Join(t.TempDir(), "state"))
+	r, err := q.Enqueue(approvals.Request{Client: "claude-code", Session: "s", Tool: "pick_env", Input: `{}`,
+		Kind: approvals.KindInput, Mode: approvals.ModeHold, AnswerSchema: `{"type":"string","enum":["staging","prod"]}`,
+		Deadline: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), q, pr, &out) }()
+	waitFor := func(want string) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), want); {
+			select {
+			case err := <-done:
+				t.Fatalf("watch ended (%v) before %q:\n%s", err, want, out.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("watch printed:\n%s\nwant %q", out.String(), want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("type the answer")
+	pw.Write([]byte("dev\r"))
+	waitFor("answer refused: the answer must be one of: staging, prod")
+	if got, _ := q.Get(r.ID); got.Status != approvals.Pending {
+		t.Fatalf("a refused answer changed the question: %+v", got)
+	}
+	pw.Write([]byte("prod\r"))
+	waitFor(r.ID + " answered")
+	if got, _ := q.Get(r.ID); got.Answer != "prod" {
+		t.Errorf("stored %+v", got)
+	}
+	pw.Write([]byte{3})
+	if err := <-done; err != nil {
+		t.Errorf("watch: %v", err)
+	}
+}

@@ -1,4 +1,4 @@
-package humantools
+package approvals
 
 import (
 	"errors"
@@ -14,8 +14,15 @@ import (
 // A human tool's answerSchema says what the person's answer must be: one
 // value of a type (string, number, integer, boolean), maybe one of an enum
 // (a page offers one button a choice), maybe bounded (minimum, maximum;
-// minLength, maxLength). The answer is text as typed; it is checked
-// against the schema by whatever takes it from a person (the inbox).
+// minLength, maxLength). The answer is text as typed. It is checked here,
+// in the queue, by AnswerInput: every way an answer arrives (the inbox
+// page, `approvals answer`, `approvals watch`, the supervisor's respond, a
+// relay applying another machine's answer) goes through it. humantools
+// checks a declared schema with CheckAnswerSchema; the page lays one out.
+
+// ErrBadAnswer: an answer the question's answerSchema does not allow; the
+// question still waits.
+var ErrBadAnswer = errors.New("answer refused")
 
 var answerTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true}
 
@@ -27,7 +34,11 @@ func CheckAnswerSchema(s gjson.Result) error {
 	}
 	typ := s.Get("type")
 	if typ.Type != gjson.String || !answerTypes[typ.Str] {
-		return fmt.Errorf("type %s: want \"string\", \"number\", \"integer\" or \"boolean\"", orMissing(typ.Raw))
+		got := typ.Raw
+		if got == "" {
+			got = "missing"
+		}
+		return fmt.Errorf("type %s: want \"string\", \"number\", \"integer\" or \"boolean\"", got)
 	}
 	if e := s.Get("enum"); e.Exists() {
 		if !e.IsArray() || len(e.Array()) == 0 {

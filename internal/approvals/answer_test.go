@@ -1,0 +1,88 @@
+package approvals
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An answer is checked against its schema: the type, the enum, the
+// bounds; each refusal is one line that says what the answer must be.
+func TestCheckAnswer(t *testing.T) {
+	for _, c := range []struct {
+		schema, answer, want string // want "" = accepted
+	}{
+		{``, "anything at all", ""},
+		{`{"type":"string","enum":["staging","prod"]}`, "prod", ""},
+		{`{"type":"string","enum":["staging","prod"]}`, "Prod", "must be one of: staging, prod"},
+		{`{"type":"string","minLength":3,"maxLength":5}`, "ab", "at least 3 characters"},
+		{`{"type":"string","minLength":3,"maxLength":5}`, "abcdef", "at most 5 characters"},
+		{`{"type":"string","maxLength":2}`, "éé", ""},
+		{`{"type":"integer","minimum":1,"maximum":10}`, " 7 ", ""},
+		{`{"type":"integer","minimum":1,"maximum":10}`, "0", "at least 1"},
+		{`{"type":"integer","minimum":1,"maximum":10}`, "11", "at most 10"},
+		{`{"type":"integer"}`, "2.5", "whole number"},
+		{`{"type":"number"}`, "two", "must be a number"},
+		{`{"type":"number"}`, "NaN", "must be a number"},
+		{`{"type":"number","enum":[1.5,3]}`, "3", ""},
+		{`{"type":"number","enum":[1.5,3]}`, "2", "one of: 1.5, 3"},
+		{`{"type":"boolean"}`, "true", ""},
+		{`{"type":"boolean"}`, "yes", "true or false"},
+		{`{"type":"object"}`, "x", "answerSchema: type"},
+	} {
+		err := CheckAnswer(c.schema, c.answer)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %q: refused: %v", c.schema, c.answer, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s %q: %v, want one line with %q", c.schema, c.answer, err, c.want)
+		}
+	}
+}
+
+// The queue's own answer path checks the answerSchema, so every way an
+// answer arrives (page, CLI, watch, respond, relay) is refused alike: an
+// answer that does not fit is ErrBadAnswer in one line and changes
+// nothing; one that fits is taken; a question with a bad stored schema
+// takes no answer (fails closed).
+func TestAnswerInputChecksTheSchema(t *testing.T) {
+	q := newStore(t)
+	ask := func(schema string) Request {
+		t.Helper()
+		r, err := q.Enqueue(Request{Client: "claude-code", Session: "s1", Tool: "pick_env", Input: `{}`, Kind: KindInput,
+			Mode: ModeHold, AnswerSchema: schema, Deadline: time.Now().Add(time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := ask(`{"type":"string","enum":["staging","prod"]}`)
+	for _, bad := range []string{"Prod", "staging ", "dev"} {
+		_, err := q.AnswerInput(r.ID, bad, "p")
+		if !errors.Is(err, ErrBadAnswer) || err.Error() != "answer refused: the answer must be one of: staging, prod" {
+			t.Errorf("answer %q: %v, want ErrBadAnswer in one line", bad, err)
+		}
+	}
+	if got, _ := q.Get(r.ID); got.Status != Pending || got.Answer != "" || got.DecidedBy != "" {
+		t.Fatalf("a refused answer changed the question: %+v", got)
+	}
+	if got, err := q.AnswerInput(r.ID, "prod", "p"); err != nil || got.Status != Answered || got.Answer != "prod" {
+		t.Fatalf("a fitting answer: %+v %v", got, err)
+	}
+	// Answered: a second answer is ErrDecided, not a schema complaint.
+	if _, err := q.AnswerInput(r.ID, "dev", "p"); !errors.Is(err, ErrDecided) {
+		t.Errorf("a second, unfitting answer: %v, want ErrDecided", err)
+	}
+	if _, err := q.AnswerInput(ask(`{"type":"integer","maximum":10}`).ID, "42", "p"); !errors.Is(err, ErrBadAnswer) ||
+		!strings.Contains(err.Error(), "at most 10") {
+		t.Errorf("42 for at most 10: %v", err)
+	}
+	if _, err := q.AnswerInput(ask(`{"type":"object"}`).ID, "x", "p"); !errors.Is(err, ErrBadAnswer) ||
+		!strings.Contains(err.Error(), "answerSchema: type") {
+		t.Errorf("a bad stored schema: %v", err)
+	}
+	if _, err := q.AnswerInput(ask("").ID, "Prod", "p"); err != nil {
+		t.Errorf("no schema takes any text: %v", err)
+	}
+}
