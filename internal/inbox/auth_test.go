@@ -238,6 +238,9 @@ func TestSessionRefusals(t *testing.T) {
 		for _, m := range []struct{ method, path, body string }{
 			{"POST", "/api/decide", body}, {"GET", "/api/pending", ""}, {"GET", "/api/request?id=" + r0.ID, ""},
 			{"GET", "/api/history", ""}, {"GET", "/api/children", ""}, {"POST", "/api/answer", `{"id":"x","answer":"y"}`},
+			{"GET", "/api/rules", ""}, {"POST", "/api/rules/add", `{"id":"x"}`}, {"POST", "/api/rules/revoke", `{"id":"x"}`},
+			{"POST", "/api/children/start", `{"name":"x"}`}, {"POST", "/api/chat/continue", `{"child":"x"}`},
+			{"POST", "/api/chat/cancel", `{"chat":"x"}`}, {"GET", "/api/chat?id=x", ""},
 		} {
 			r := s.bare(m.method, m.path, m.body)
 			c.spoil(r)
