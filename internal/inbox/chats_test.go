@@ -73,36 +73,45 @@ func chatFixture(t *testing.T) (pathDir, tok string) {
 	return dir, tok
 }
 
-// A child's chat on the page: the overview, the events read by seq, and
-// the stream until the chat ends; tokens as stand-ins, escapes visible.
-func TestChatsOnThePage(t *testing.T) {
-	s := newServer(t, Options{})
-	kids := children.New(s.opts.StateDir)
+// endedChat runs a child "worker" of Claude Code (chatFixture's fake
+// binary, its token held in stateDir) through one chat whose prompt holds
+// a token-shaped line, and returns the chat once it has ended, with the
+// token.
+func endedChat(t *testing.T, stateDir string) (chat *children.Chat, tok string) {
+	t.Helper()
+	kids := children.New(stateDir)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	kids.Bin = exe
 	pathDir, tok := chatFixture(t)
-	if err := state.New(s.opts.StateDir).Put(state.Record{Token: tok, Server: "wf", Session: "x"}); err != nil {
+	if err := state.New(stateDir).Put(state.Record{Token: tok, Server: "wf", Session: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kids.Create(children.Child{Name: "worker", Client: "claude-code", WorkingDir: t.TempDir(),
 		Env: map[string]string{"PATH": pathDir + ":/usr/bin:/bin"}}); err != nil {
 		t.Fatal(err)
 	}
-	chat, err := kids.StartChat("worker", "Run the workflow.\nsession_token: tok-PROMPT-0123456789abcdefgh")
+	chat, err = kids.StartChat("worker", "Run the workflow.\nsession_token: tok-PROMPT-0123456789abcdefgh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if st, _ := chat.State(); st == children.Complete || st == children.Failed {
-			break
+			return chat, tok
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the chat did not end")
 		}
 	}
+}
+
+// A child's chat on the page: the overview, the events read by seq, and
+// the stream until the chat ends; tokens as stand-ins, escapes visible.
+func TestChatsOnThePage(t *testing.T) {
+	s := newServer(t, Options{})
+	chat, tok := endedChat(t, s.opts.StateDir)
 	// A request of the chat, waiting.
 	enqueue(t, approvals.New(s.opts.StateDir), approvals.Request{Client: "claude-code", Tool: "mcp__wf__next_step", Chat: chat.ID})
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,9 +12,7 @@ import (
 	"time"
 
 	"github.com/interceptor-dev/interceptor/internal/approvals"
-	"github.com/interceptor-dev/interceptor/internal/children"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
-	"github.com/interceptor-dev/interceptor/internal/state"
 )
 
 // fakeSource is other machines' queues, as relay.Inbox would give them;
@@ -163,32 +160,7 @@ func TestChildrenOfOtherMachines(t *testing.T) {
 	// Machine devbox: a child whose chat ran, its prompt holding a token,
 	// and a request of the chat waiting.
 	box := filepath.Join(t.TempDir(), "devbox")
-	kids := children.New(box)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kids.Bin = exe
-	pathDir, tok := chatFixture(t)
-	if err := state.New(box).Put(state.Record{Token: tok, Server: "wf", Session: "x"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := kids.Create(children.Child{Name: "worker", Client: "claude-code", WorkingDir: t.TempDir(),
-		Env: map[string]string{"PATH": pathDir + ":/usr/bin:/bin"}}); err != nil {
-		t.Fatal(err)
-	}
-	chat, err := kids.StartChat("worker", "Run the workflow.\nsession_token: tok-PROMPT-0123456789abcdefgh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if st, _ := chat.State(); st == children.Complete || st == children.Failed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the chat did not end")
-		}
-	}
+	chat, tok := endedChat(t, box)
 	q := approvals.New(box)
 	enqueue(t, q, approvals.Request{Client: "claude-code", Tool: "mcp__wf__next_step", Chat: chat.ID})
 	open, _ := q.Pending()
