@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,22 +95,8 @@ func TestExampleConfigScopesMachines(t *testing.T) {
 	a := enqueue(t, relays["laptop"].q, "S", "Bash", `{"command":"ls"}`, time.Now().Add(time.Minute))
 	b := enqueue(t, relays["devbox"].q, "S", "Bash", `{"command":"make"}`, time.Now().Add(time.Minute))
 
-	var hook atomic.Pointer[Inbox]
-	nc, err := Connect(ConnOptions{URL: url, NKey: seeds["desk"], Machine: "desk", Reconnected: func() {
-		if i := hook.Load(); i != nil {
-			i.Reconnected()
-		}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	in, err := NewInbox(ctx, nc, "desk", approvals.New(t.TempDir()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := startInboxConn(t, ConnOptions{URL: url, NKey: seeds["desk"], Machine: "desk"}, "desk")
+	ctx := context.Background()
 	until(t, in, "both machines' requests", func(o []inbox.Open) bool { return len(o) == 2 })
 	if r, err := in.Decide(ctx, "laptop", a.ID, hooks.Decision{Allow: true, By: "inbox"}); err != nil || r.Status != approvals.Allowed {
 		t.Fatalf("deciding on laptop: %+v %v", r, err)

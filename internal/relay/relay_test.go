@@ -84,12 +84,20 @@ func startMachine(t testing.TB, url, name string, every time.Duration) *machine 
 // startInbox follows the buckets as interceptor-http inbox --nats does.
 func startInbox(t testing.TB, url, from string) *Inbox {
 	t.Helper()
+	return startInboxConn(t, ConnOptions{URL: url, Name: "inbox"}, from)
+}
+
+// startInboxConn is startInbox over a connection made with o (credentials,
+// a machine's name); the inbox is told of each reconnect.
+func startInboxConn(t testing.TB, o ConnOptions, from string) *Inbox {
+	t.Helper()
 	var in atomic.Pointer[Inbox]
-	nc, err := Connect(ConnOptions{URL: url, Name: "inbox", Reconnected: func() {
+	o.Reconnected = func() {
 		if i := in.Load(); i != nil {
 			i.Reconnected()
 		}
-	}})
+	}
+	nc, err := Connect(o)
 	if err != nil {
 		t.Fatal(err)
 	}
