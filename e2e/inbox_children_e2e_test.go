@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +24,7 @@ const pageChildMarker = "E2E-PAGE-CHAT-2"
 type pageChildScript struct{ proj string }
 
 func (s pageChildScript) Plan(c fakemodel.Conversation, tools []fakemodel.Tool) (fakemodel.Action, bool) {
-	find := func(name string) (fakemodel.Tool, bool) {
-		i := slices.IndexFunc(tools, func(t fakemodel.Tool) bool { return t.Name == name })
-		if i < 0 {
-			return fakemodel.Tool{}, false
-		}
-		return tools[i], true
-	}
+	find := func(name string) (fakemodel.Tool, bool) { return fakemodel.ClientTool(tools, name) }
 	write, ok := find("Write")
 	if !ok {
 		return fakemodel.Action{Text: fakemodel.SideText}, false

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,13 +31,7 @@ const presentNotes = "notes.txt"
 type presentScript struct{ proj string }
 
 func (s presentScript) Plan(c fakemodel.Conversation, tools []fakemodel.Tool) (fakemodel.Action, bool) {
-	find := func(name string) (fakemodel.Tool, bool) {
-		i := slices.IndexFunc(tools, func(t fakemodel.Tool) bool { return t.Name == name })
-		if i < 0 {
-			return fakemodel.Tool{}, false
-		}
-		return tools[i], true
-	}
+	find := func(name string) (fakemodel.Tool, bool) { return fakemodel.ClientTool(tools, name) }
 	notes := filepath.Join(s.proj, presentNotes)
 	steps := []struct {
 		tool string

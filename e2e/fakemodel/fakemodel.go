@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -193,6 +194,16 @@ func ServerPattern(server string) string {
 		}
 	}
 	return b.String()
+}
+
+// ClientTool is the client's own tool of that exact name (Bash, Edit,
+// Write: no server in it), as scripts driving a client's tools find it.
+func ClientTool(tools []Tool, name string) (Tool, bool) {
+	i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == name })
+	if i < 0 {
+		return Tool{}, false
+	}
+	return tools[i], true
 }
 
 func findTool(tools []Tool, server, name string) (Tool, bool) {
