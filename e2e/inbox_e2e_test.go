@@ -114,18 +114,7 @@ func startInboxEnv(t *testing.T, sc *scenario, env []string, notify string, extr
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("interceptor-http inbox exited: %v", err)
-				}
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				t.Errorf("interceptor-http inbox did not stop on SIGTERM")
-			}
+			stopOnSIGTERM(t, cmd, "interceptor-http inbox")
 			errf.Close()
 			if b, _ := os.ReadFile(errf.Name()); len(b) > 0 {
 				t.Logf("inbox stderr:\n%s", b)
@@ -803,4 +792,23 @@ func TestInboxClaudeCode(t *testing.T) {
 
 func TestInboxCodex(t *testing.T) {
 	t.Run("approvals", func(t *testing.T) { runInboxApprovals(t, childCodex, "coder") })
+}
+
+// stopOnSIGTERM stops a long-running interceptor-http process as a service
+// manager does: SIGTERM, then a kill after 10 s; a failed exit or the kill
+// fails the test, naming what.
+func stopOnSIGTERM(t *testing.T, cmd *exec.Cmd, what string) {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("%s exited: %v", what, err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Errorf("%s did not stop on SIGTERM", what)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -318,18 +317,7 @@ func startRelay(t *testing.T, sc *scenario, mn *netns, url, machine string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("relay %s exited: %v", machine, err)
-			}
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("relay %s did not stop on SIGTERM", machine)
-		}
+		stopOnSIGTERM(t, cmd, "relay "+machine)
 		errf.Close()
 		b, _ := os.ReadFile(errf.Name())
 		t.Logf("relay %s output:\n%s", machine, tail(string(b), 30))
