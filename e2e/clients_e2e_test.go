@@ -75,12 +75,15 @@ func claudeEnv(sc *scenario) []string {
 }
 
 // codexConfigHead is the start of Codex's config.toml: the fake model as
-// its provider, no approvals, no plugins.
+// its provider, no approvals, no plugins, no analytics. Codex sends its
+// analytics as it exits; its resolver (musl) waits 5 s for a DNS server
+// the loopback-only namespace cannot reach before it gives up, and that
+// was most of each Codex run's time (strace: 5 s of 7).
 func codexConfigHead(sc *scenario) string {
 	var toml strings.Builder
 	fmt.Fprintf(&toml, "model = \"e2e-model\"\nmodel_provider = \"e2e\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\n")
 	fmt.Fprintf(&toml, "[model_providers.e2e]\nname = \"e2e\"\nbase_url = %q\nenv_key = \"E2E_MODEL_KEY\"\nwire_api = \"responses\"\n\n", sc.baseURL+"/v1")
-	fmt.Fprintf(&toml, "[features]\nplugins = false\n\n")
+	fmt.Fprintf(&toml, "[features]\nplugins = false\n\n[analytics]\nenabled = false\n\n")
 	return toml.String()
 }
 
