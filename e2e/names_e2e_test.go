@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -301,39 +302,65 @@ func TestToolNames(t *testing.T) {
 	} else if os.Getenv("E2E_UPDATE_NAMES") == "" {
 		t.Fatalf("%v (E2E_UPDATE_NAMES=1 writes it)", err)
 	}
+	// Each client's sessions (one per probe set) run as parallel
+	// subtests: run one after another they were the suite's longest test.
+	// A client's observations are compared once both of its sets are in
+	// (a Cleanup runs after the subtests), and observed.json is rewritten
+	// once every client's are.
+	var mu sync.Mutex
 	got := map[string][]nameObservation{}
 	all := append(slices.Clone(namesClients), namesClients2...)
+	t.Cleanup(func() { updateObservedNames(t, all, want, got) })
 	for _, nc := range all {
 		t.Run(nc.id, func(t *testing.T) {
-			var obs []nameObservation
-			for _, set := range probeSets {
-				t.Run(set.name, func(t *testing.T) { obs = append(obs, observeNames(t, nc, set.servers)...) })
-			}
-			got[nc.id] = obs
-			if os.Getenv("E2E_UPDATE_NAMES") != "" {
-				return
-			}
-			var old []nameObservation
-			for _, o := range want {
-				if o.Client == nc.id {
-					old = append(old, o)
+			perSet := make([][]nameObservation, len(probeSets))
+			t.Cleanup(func() {
+				obs := slices.Concat(perSet...)
+				mu.Lock()
+				got[nc.id] = obs
+				mu.Unlock()
+				if os.Getenv("E2E_UPDATE_NAMES") == "" {
+					compareObservedNames(t, nc, want, obs)
 				}
-			}
-			for i := range max(len(old), len(obs)) {
-				var a, b string
-				if i < len(old) {
-					a = mustJSON(old[i])
-				}
-				if i < len(obs) {
-					b = mustJSON(obs[i])
-				}
-				if a != b {
-					t.Errorf("%s spells tool names differently from %s (E2E_UPDATE_NAMES=1 rewrites it once understood):\n--- recorded\n%s\n--- observed now\n%s",
-						nc.c.name, observedNamesPath(), a, b)
-				}
+			})
+			for i, set := range probeSets {
+				t.Run(set.name, func(t *testing.T) {
+					parallel(t)
+					perSet[i] = observeNames(t, nc, set.servers)
+				})
 			}
 		})
 	}
+}
+
+// compareObservedNames fails t for each of nc's observations that differs
+// from the one observed.json recorded for it (want).
+func compareObservedNames(t *testing.T, nc namesClient, want, obs []nameObservation) {
+	var old []nameObservation
+	for _, o := range want {
+		if o.Client == nc.id {
+			old = append(old, o)
+		}
+	}
+	for i := range max(len(old), len(obs)) {
+		var a, b string
+		if i < len(old) {
+			a = mustJSON(old[i])
+		}
+		if i < len(obs) {
+			b = mustJSON(obs[i])
+		}
+		if a != b {
+			t.Errorf("%s spells tool names differently from %s (E2E_UPDATE_NAMES=1 rewrites it once understood):\n--- recorded\n%s\n--- observed now\n%s",
+				nc.c.name, observedNamesPath(), a, b)
+		}
+	}
+}
+
+// updateObservedNames rewrites observed.json with the clients' new
+// observations (got) under E2E_UPDATE_NAMES, keeping the recorded rows
+// (want) of the clients not run.
+func updateObservedNames(t *testing.T, all []namesClient, want []nameObservation, got map[string][]nameObservation) {
 	if os.Getenv("E2E_UPDATE_NAMES") == "" {
 		return
 	}

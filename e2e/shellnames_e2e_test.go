@@ -29,14 +29,15 @@ import (
 // and a supervisor's deny keeps the command from running.
 func TestShellToolNames(t *testing.T) {
 	parallel(t)
+	// Every session is its own scenario: they run as parallel subtests.
 	for _, nc := range append(slices.Clone(namesClients), namesClients2...) {
-		t.Run(nc.id, func(t *testing.T) { observeShell(t, nc, false) })
+		t.Run(nc.id, func(t *testing.T) { parallel(t); observeShell(t, nc, false) })
 	}
 	for _, nc := range append(slices.Clone(namesClients), namesClients2...) {
 		if c, _ := hooks.FindClient(nc.id); c.NoApprove || c.ShellTool == "" {
 			continue
 		}
-		t.Run(nc.id+"/gated", func(t *testing.T) { observeShell(t, nc, true) })
+		t.Run(nc.id+"/gated", func(t *testing.T) { parallel(t); observeShell(t, nc, true) })
 	}
 }
 
