@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +32,7 @@ import (
 
 var (
 	bin      string // the interceptor binary under test
+	hookBin  string // interceptor-hook: what install writes into the hooks
 	repoRoot string
 	long     = os.Getenv("RELIABILITY_LONG") == "1"
 )
@@ -60,12 +62,12 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "reliability:", err)
 		return 1
 	}
-	bin = filepath.Join(dir, "interceptor")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/interceptor")
+	bin, hookBin = filepath.Join(dir, "interceptor"), filepath.Join(dir, "interceptor-hook")
+	cmd := exec.Command("go", "build", "-o", dir, "./cmd/interceptor", "./cmd/interceptor-hook")
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "reliability: building the binary: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "reliability: building the binaries: %v\n%s", err, out)
 		return 1
 	}
 	return m.Run()
@@ -135,13 +137,24 @@ func run(t testing.TB, stdin []byte, o runOpts, args ...string) result {
 	return r
 }
 
+// binFor is the binary that runs args: a hook command runs in
+// interceptor-hook, as the hooks install writes run it (the same hook
+// harness as interceptor's, in a binary that starts faster); every other
+// command in interceptor.
+func binFor(args []string) string {
+	if len(args) > 0 && slices.Contains([]string{"inject", "capture", "clear", "approve", "deliver"}, args[0]) {
+		return hookBin
+	}
+	return bin
+}
+
 func runErr(stdin []byte, o runOpts, args ...string) (result, error) {
 	if o.timeout == 0 {
 		o.timeout = 10 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
-	argv := append(append([]string{}, o.prefix...), bin)
+	argv := append(append([]string{}, o.prefix...), binFor(args))
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// On a hang, SIGQUIT first: the Go runtime then prints every goroutine's
