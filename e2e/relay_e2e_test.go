@@ -208,6 +208,22 @@ func TestRelayTwoMachines(t *testing.T) {
 	if n := evalJS[int](p, `document.querySelectorAll('#waiting-list article.card:not(.done)').length`); n != 0 {
 		t.Errorf("%d cards still wait on the page", n)
 	}
+	// The children tab lists each machine's child under its machine, its
+	// chat named but not a link: a chat's events stay on its machine, and
+	// this page's /api/chat knows only its own.
+	const children = `[...document.querySelectorAll('#children-list .child')].map((c) => c.dataset.machine + ' ' + c.dataset.child +
+		' ' + c.querySelector('h3').textContent.includes('machine ' + c.dataset.machine) +
+		' chats:' + c.querySelectorAll('li[data-chat]').length + ' links:' + c.querySelectorAll('a[href^="#chat="]').length).sort().join(', ')`
+	want := "alpha fixer-alpha true chats:1 links:0, beta fixer-beta true chats:1 links:0"
+	var got string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if got = evalJS[string](p, children); got == want {
+			break
+		}
+	}
+	if got != want {
+		t.Errorf("the children tab lists %q, want %q", got, want)
+	}
 }
 
 // natsServer is a nats-server process the test starts, kills and starts

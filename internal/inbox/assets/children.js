@@ -19,16 +19,21 @@ export function showChildren(v) {
   for (const ch of v.children) {
     const chats = el('ul', {class: 'chats'});
     for (const c of ch.chats) {
-      chats.append(el('li', {'data-chat': c.id},
-        el('a', {href: '#chat=' + encodeURIComponent(c.id), text: 'chat ' + c.n}),
+      // Another machine's chat is listed, not opened: its events stay on
+      // its machine (only the summaries cross), so this page has none.
+      const name = ch.machine
+        ? el('span', {class: 'elsewhere', title: 'its events stay on machine ' + ch.machine + ': open it on that machine\'s page', text: 'chat ' + c.n})
+        : el('a', {href: '#chat=' + encodeURIComponent(c.id), text: 'chat ' + c.n});
+      chats.append(el('li', {'data-chat': c.id}, name,
         el('span', {class: 'badge ' + c.status, text: c.status.replace('_', ' ')}),
         c.pending ? el('span', {class: 'waiting-n', text: c.pending + ' waiting'}) : null,
         el('span', {class: 'note', text: c.events + ' events'}),
         el('span', {class: 'prompt', title: c.prompt, text: c.prompt})));
     }
     if (ch.older) chats.append(el('li', {class: 'note', text: ch.older + ' older chats not listed'}));
-    box.append(el('div', {class: 'child', 'data-child': ch.name},
-      el('h3', {}, ch.name, el('span', {class: 'badge', text: ch.client}), ch.unsupervised ? el('span', {class: 'badge denied', text: 'unsupervised'}) : null),
+    box.append(el('div', {class: 'child', 'data-child': ch.name, 'data-machine': ch.machine || ''},
+      el('h3', {}, ch.name, el('span', {class: 'badge', text: ch.client}), ch.unsupervised ? el('span', {class: 'badge denied', text: 'unsupervised'}) : null,
+        ch.machine ? el('span', {class: 'machine'}, 'machine ', el('b', {text: ch.machine}), ch.unreachable ? ' (unreachable: its relay is silent)' : '') : null),
       el('div', {class: 'dir', text: ch.working_dir + (ch.model ? ' · ' + ch.model : '')}),
       ch.chats.length ? chats : el('p', {class: 'note', text: 'no chats yet'})));
   }
