@@ -129,3 +129,54 @@ func CheckAnswer(schema, answer string) error {
 	}
 	return nil
 }
+
+// AnswerHint says in one line what an answer to a question whose
+// answerSchema is schema must be (its choices, its type and bounds), for a
+// person about to type it: the same facts CheckAnswer refuses an answer
+// by, told before rather than after. "" when any text will do.
+func AnswerHint(schema string) string {
+	if schema == "" {
+		return ""
+	}
+	s := gjson.Parse(schema)
+	if err := CheckAnswerSchema(s); err != nil {
+		return fmt.Sprintf("none can be taken: the question's answerSchema: %v", err)
+	}
+	if e := s.Get("enum"); e.Exists() {
+		var names []string
+		for _, v := range e.Array() {
+			names = append(names, Visible(v.String()))
+		}
+		return "one of: " + strings.Join(names, ", ")
+	}
+	typ := s.Get("type").Str
+	if typ == "boolean" {
+		return "true or false"
+	}
+	if typ == "string" {
+		lo, hi := s.Get("minLength"), s.Get("maxLength")
+		switch {
+		case lo.Exists() && hi.Exists():
+			return fmt.Sprintf("text of %s to %s characters", lo.Raw, hi.Raw)
+		case lo.Exists():
+			return fmt.Sprintf("text of at least %s characters", lo.Raw)
+		case hi.Exists():
+			return fmt.Sprintf("text of at most %s characters", hi.Raw)
+		}
+		return ""
+	}
+	what := "a number"
+	if typ == "integer" {
+		what = "a whole number"
+	}
+	lo, hi := s.Get("minimum"), s.Get("maximum")
+	switch {
+	case lo.Exists() && hi.Exists():
+		return fmt.Sprintf("%s from %s to %s", what, lo.Raw, hi.Raw)
+	case lo.Exists():
+		return fmt.Sprintf("%s, at least %s", what, lo.Raw)
+	case hi.Exists():
+		return fmt.Sprintf("%s, at most %s", what, hi.Raw)
+	}
+	return what
+}

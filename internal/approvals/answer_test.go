@@ -41,6 +41,37 @@ func TestCheckAnswer(t *testing.T) {
 	}
 }
 
+// A person reads what the answer must be before typing it: the choices,
+// the type and the bounds, in one line, control characters made visible;
+// nothing when any text will do. Each hint's example answer is taken.
+func TestAnswerHint(t *testing.T) {
+	for _, c := range []struct{ schema, want, fits string }{
+		{``, "", "anything"},
+		{`{"type":"string"}`, "", "anything"},
+		{`{"type":"string","enum":["staging","prod\u001b[2J"]}`, "one of: staging, prod\\x1b[2J", "staging"},
+		{`{"type":"string","minLength":3,"maxLength":5}`, "text of 3 to 5 characters", "abcd"},
+		{`{"type":"string","minLength":3}`, "text of at least 3 characters", "abcd"},
+		{`{"type":"string","maxLength":5}`, "text of at most 5 characters", "abcd"},
+		{`{"type":"integer","minimum":1,"maximum":10}`, "a whole number from 1 to 10", "7"},
+		{`{"type":"integer","minimum":1}`, "a whole number, at least 1", "7"},
+		{`{"type":"number","maximum":2.5}`, "a number, at most 2.5", "1.5"},
+		{`{"type":"number"}`, "a number", "1.5"},
+		{`{"type":"number","enum":[1.5,3]}`, "one of: 1.5, 3", "3"},
+		{`{"type":"boolean"}`, "true or false", "false"},
+		{`{"type":"object"}`, "none can be taken: the question's answerSchema: type", ""},
+	} {
+		got := AnswerHint(c.schema)
+		if c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, c.want) || strings.Contains(got, "\n") {
+			t.Errorf("AnswerHint(%s) = %q, want %q", c.schema, got, c.want)
+		}
+		if c.fits != "" {
+			if err := CheckAnswer(c.schema, c.fits); err != nil {
+				t.Errorf("%s: %q, which fits %q, is refused: %v", c.schema, c.fits, got, err)
+			}
+		}
+	}
+}
+
 // The queue's own answer path checks the answerSchema, so every way an
 // answer arrives (page, CLI, watch, respond, relay) is refused alike: an
 // answer that does not fit is ErrBadAnswer in one line and changes

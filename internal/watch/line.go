@@ -16,6 +16,9 @@ func askInput(out io.Writer, r approvals.Request, lines []string) *lineInput {
 	for _, l := range lines {
 		fmt.Fprintf(out, "    %s\n", l)
 	}
+	if hint := approvals.AnswerHint(r.AnswerSchema); hint != "" {
+		fmt.Fprintf(out, "  the answer: %s\n", hint)
+	}
 	fmt.Fprint(out, answerPrompt)
 	return &lineInput{out: out}
 }

@@ -77,7 +77,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestWatchAnswerOffSchema: an answer the question's answerSchema does not
+// TestWatchAnswerOffSchema: watch says what the answer must be before
+// asking for it; an answer the question's answerSchema does not
 // allow is refused in one line saying what it must be; watch goes on
 // asking the same question, and takes the next line that fits.
 func TestWatchAnswerOffSchema(t *testing.T) {
@@ -108,6 +109,10 @@ func TestWatchAnswerOffSchema(t *testing.T) {
 		}
 	}
 	waitFor("type the answer")
+	// The choices come before the prompt, not only in a refusal.
+	if i, j := strings.Index(out.String(), "  the answer: one of: staging, prod\n"), strings.Index(out.String(), "type the answer"); i < 0 || i > j {
+		t.Errorf("watch did not say the choices before asking:\n%s", out.String())
+	}
 	pw.Write([]byte("dev\r"))
 	waitFor("answer refused: the answer must be one of: staging, prod")
 	if got, _ := q.Get(r.ID); got.Status != approvals.Pending {
