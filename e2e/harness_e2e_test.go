@@ -3,13 +3,17 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -284,6 +288,55 @@ func (sc *scenario) serveModel(model http.Handler) func() {
 
 // runClient runs one client process in its own process group and kills
 // the group (MCP servers included) when it ends or times out.
+// clientCPU is what each client's runs cost, by the client's command
+// name: CPU (user + system of the client and of what it waited for: its
+// hooks, its MCP servers when it reaped them) and wall time. On 2 cores
+// the suite's CPU bounds its time; TestMain prints the table at the end.
+var clientCPU struct {
+	sync.Mutex
+	by map[string]*clientCost
+}
+
+type clientCost struct {
+	runs      int
+	cpu, wall time.Duration
+}
+
+func addClientCPU(name string, cpu, wall time.Duration) {
+	clientCPU.Lock()
+	defer clientCPU.Unlock()
+	if clientCPU.by == nil {
+		clientCPU.by = map[string]*clientCost{}
+	}
+	c := clientCPU.by[name]
+	if c == nil {
+		c = &clientCost{}
+		clientCPU.by[name] = c
+	}
+	c.runs++
+	c.cpu += cpu
+	c.wall += wall
+}
+
+// printClientCPU prints the clients' costs, the costliest first.
+func printClientCPU(w io.Writer) {
+	clientCPU.Lock()
+	defer clientCPU.Unlock()
+	names := slices.SortedFunc(maps.Keys(clientCPU.by), func(a, b string) int {
+		return cmp.Compare(clientCPU.by[b].cpu, clientCPU.by[a].cpu)
+	})
+	var all time.Duration
+	for _, n := range names {
+		all += clientCPU.by[n].cpu
+	}
+	fmt.Fprintf(w, "e2e: the clients' runs used %s of CPU:\n", all.Round(time.Second))
+	for _, n := range names {
+		c := clientCPU.by[n]
+		fmt.Fprintf(w, "  %-12s %4d runs  cpu %7s (%5.1f s a run)  wall %7s\n", n, c.runs, c.cpu.Round(time.Second),
+			c.cpu.Seconds()/float64(c.runs), c.wall.Round(time.Second))
+	}
+}
+
 func runClient(argv, env []string, stdin, dir, stdoutPath, stderrPath string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
@@ -303,9 +356,13 @@ func runClient(argv, env []string, stdin, dir, stdoutPath, stderrPath string) er
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
+	t0 := time.Now()
 	err = cmd.Run()
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftover MCP servers
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		addClientCPU(filepath.Base(argv[0]), ps.UserTime()+ps.SystemTime(), time.Since(t0))
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("timed out after %s: %v", clientTimeout, err)

@@ -69,7 +69,9 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "E2E SETUP FAILED:", err)
 			os.Exit(1)
 		}
-		os.Exit(m.Run())
+		code := m.Run()
+		printClientCPU(os.Stderr)
+		os.Exit(code)
 	}
 	os.Exit(outer())
 }
