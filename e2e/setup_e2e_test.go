@@ -131,9 +131,12 @@ func outer() int {
 	interceptor := filepath.Join(work, "interceptor")
 	indexServer := filepath.Join(work, "indexserver")
 	tokenServer := filepath.Join(work, "tokenserver")
-	// One go build for all three: their common packages compile once, on
-	// both cores; each lands in work under its package's name.
-	pkgs := []string{"./cmd/interceptor", "./e2e/tokenserver", "./e2e/indexserver"}
+	// One go build for all: their common packages compile once, on both
+	// cores; each lands in work under its package's name. interceptor-hook
+	// lands beside interceptor, as releases and the quickstart put it, so
+	// install writes it into the hooks: the clients run the hook binary
+	// users' clients run.
+	pkgs := []string{"./cmd/interceptor", "./cmd/interceptor-hook", "./e2e/tokenserver", "./e2e/indexserver"}
 	if prebuilt := os.Getenv("E2E_INTERCEPTOR_BIN"); prebuilt != "" {
 		// Test a given binary (a release build, or while the tree does not build).
 		if interceptor, err = filepath.Abs(prebuilt); err != nil {
@@ -144,8 +147,8 @@ func outer() int {
 			inst.Wait()
 			return setupFailed("E2E_INTERCEPTOR_BIN: %v", err)
 		}
-		fmt.Fprintf(os.Stderr, "e2e: E2E_INTERCEPTOR_BIN: testing %s, not a build of this tree\n", interceptor)
-		pkgs = pkgs[1:]
+		fmt.Fprintf(os.Stderr, "e2e: E2E_INTERCEPTOR_BIN: testing %s (and an interceptor-hook beside it, if any), not a build of this tree\n", interceptor)
+		pkgs = pkgs[2:]
 	}
 	cmd := exec.Command(goTool(), append([]string{"build", "-o", work + string(filepath.Separator)}, pkgs...)...)
 	cmd.Dir = repo
