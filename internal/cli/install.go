@@ -356,13 +356,20 @@ func proxyOutcome(res *install.Result, verb string) string {
 	return "is back as it was"
 }
 
-// report prints what install or uninstall did: the diff with --dry-run,
-// else one line; notes and warnings go to stderr.
-// uninstallAllVerb is report's verb for uninstall --all, which says "dry
-// run" once for all its files.
-const uninstallAllVerb = "uninstall --all"
-
+// report prints what install or uninstall did (describe) and, for a dry
+// run that would have changed the file, that it wrote nothing.
 func report(io *IO, res *install.Result, o install.Options, verb string) {
+	describe(io, res, o, verb)
+	if res.Changed && o.DryRun {
+		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+	}
+}
+
+// describe prints what install or uninstall did: the diff with --dry-run,
+// else one line; notes and warnings go to stderr. uninstall --all
+// describes each file and says once, at the end, that a dry run wrote
+// nothing.
+func describe(io *IO, res *install.Result, o install.Options, verb string) {
 	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
 	for _, n := range res.Notes {
 		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)
@@ -373,9 +380,6 @@ func report(io *IO, res *install.Result, o install.Options, verb string) {
 	switch {
 	case res.Changed && o.DryRun:
 		fmt.Fprint(io.Out, res.Diff)
-		if verb != uninstallAllVerb {
-			fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
-		}
 	case o.Proxy:
 		where := res.Path
 		if res.Where != "" {

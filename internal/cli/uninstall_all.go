@@ -77,7 +77,7 @@ func uninstallAll(io *IO, a *allFlags, project string, dryRun bool) error {
 				if err != nil {
 					return fmt.Errorf("%s, server %q: %w", c.Name, w.Server, err)
 				}
-				report(io, res, o, uninstallAllVerb)
+				describe(io, res, o, "uninstall")
 			}
 		}
 		if n == 0 {
