@@ -28,6 +28,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/interceptor-dev/interceptor/internal/hookrun"
 )
 
 var (
@@ -142,7 +144,7 @@ func run(t testing.TB, stdin []byte, o runOpts, args ...string) result {
 // harness as interceptor's, in a binary that starts faster); every other
 // command in interceptor.
 func binFor(args []string) string {
-	if len(args) > 0 && slices.Contains([]string{"inject", "capture", "clear", "approve", "deliver"}, args[0]) {
+	if len(args) > 0 && slices.Contains(hookrun.Commands, args[0]) {
 		return hookBin
 	}
 	return bin
