@@ -87,6 +87,22 @@ func startInbox(t testing.TB, url, from string) *Inbox {
 	return startInboxConn(t, ConnOptions{URL: url, Name: "inbox"}, from)
 }
 
+// requestEntry is the requests bucket's raw value under key, as anyone
+// allowed to read the bucket sees it.
+func requestEntry(t testing.TB, in *Inbox, key string) string {
+	t.Helper()
+	js, _ := jetstream.New(in.nc)
+	kv, err := js.KeyValue(context.Background(), RequestsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := kv.Get(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(e.Value())
+}
+
 // startInboxConn is startInbox over a connection made with o (credentials,
 // a machine's name); the inbox is told of each reconnect.
 func startInboxConn(t testing.TB, o ConnOptions, from string) *Inbox {
@@ -174,16 +190,7 @@ func TestTwoMachinesOneInbox(t *testing.T) {
 		}
 	}
 	// The bucket's raw bytes, as anyone allowed to read it sees them.
-	js, _ := jetstream.New(in.nc)
-	kv, err := js.KeyValue(context.Background(), RequestsBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := kv.Get(context.Background(), "devbox."+b.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if raw := string(e.Value()); strings.Contains(raw, tok) || strings.Contains(raw, "\x1b") || !strings.Contains(raw, `\\u001b`) {
+	if raw := requestEntry(t, in, "devbox."+b.ID); strings.Contains(raw, tok) || strings.Contains(raw, "\x1b") || !strings.Contains(raw, `\\u001b`) {
 		t.Errorf("the bucket holds %s", raw)
 	}
 
@@ -428,16 +435,7 @@ func TestAnswerSchemaThroughNATS(t *testing.T) {
 	if schema.Get("enum").Raw != `["staging","prod"]` || strings.Contains(open[0].Request.AnswerSchema, tok) {
 		t.Errorf("the inbox got the answerSchema %q", open[0].Request.AnswerSchema)
 	}
-	js, _ := jetstream.New(in.nc)
-	kv, err := js.KeyValue(context.Background(), RequestsBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := kv.Get(context.Background(), "devbox."+q.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if raw := string(e.Value()); strings.Contains(raw, tok) || !strings.Contains(raw, `"answer_schema"`) {
+	if raw := requestEntry(t, in, "devbox."+q.ID); strings.Contains(raw, tok) || !strings.Contains(raw, `"answer_schema"`) {
 		t.Errorf("the bucket holds %s", raw)
 	}
 
