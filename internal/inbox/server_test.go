@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -450,8 +451,15 @@ func TestHistoryPagesAndSearch(t *testing.T) {
 
 // The stream sends what waits as soon as it is queued.
 func TestStreamSendsNewRequests(t *testing.T) {
-	s := newServer(t, Options{})
-	q := approvals.New(s.opts.StateDir)
+	// With the queue's poll at an hour, only its watch can wake the stream:
+	// that is what this test proves, not a wall-clock figure (a 1 s bound
+	// is too tight for a loaded CI machine).
+	dir := filepath.Join(t.TempDir(), "state")
+	q := approvals.New(dir)
+	if runtime.GOOS == "linux" {
+		q.Poll = time.Hour
+	}
+	s := newServer(t, Options{StateDir: dir, Source: Local(q)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Serve(ctx)
@@ -494,7 +502,7 @@ func TestStreamSendsNewRequests(t *testing.T) {
 				if e[0] == want {
 					return e[1]
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(20 * time.Second):
 				t.Fatalf("no %s event", want)
 			}
 		}
@@ -510,9 +518,6 @@ func TestStreamSendsNewRequests(t *testing.T) {
 		t.Fatalf("pending event: %s", got)
 	}
 	t.Logf("a queued request reached the stream in %s", took)
-	if took > time.Second {
-		t.Errorf("a queued request took %s to reach the stream", took)
-	}
 	if _, err := q.Decide(a.ID, hooks.Decision{Allow: true, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
