@@ -363,9 +363,14 @@ func TestClaudeAgentSDK(t *testing.T) {
 }
 
 // kiloEnv runs Kilo CLI offline: no updates, model list, sharing, LSP
-// downloads or default plugins.
+// downloads or default plugins. The second line is what a user who opts
+// out writes: no PostHog telemetry (whose shutdown waited about 1.3 s at
+// every exit without a network), no presence reports, no daemon lookup,
+// no file watcher. Measured with 7.7.7, two runs each way: 19.9 s of CPU
+// a run without them, 17.5 s with; the hooks run the same.
 var kiloEnv = []string{"KILO_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_SHARE=1",
-	"KILO_DISABLE_LSP_DOWNLOAD=1", "KILO_DISABLE_DEFAULT_PLUGINS=1", "KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_CODEBASE_INDEXING=1"}
+	"KILO_DISABLE_LSP_DOWNLOAD=1", "KILO_DISABLE_DEFAULT_PLUGINS=1", "KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_CODEBASE_INDEXING=1",
+	"KILO_TELEMETRY_LEVEL=off", "KILO_DISABLE_PRESENCE=1", "KILO_NO_DAEMON=1", "KILO_EXPERIMENTAL_DISABLE_FILEWATCHER=1"}
 
 var kiloCLI = client2{
 	client: &client{
