@@ -44,13 +44,12 @@ func TestNoQueueWideLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	// The lock stays held throughout: an Enqueue that waited for it would
+	// give up with "still held", so the error alone proves it did not wait
+	// (a 200 ms wall-clock bound here is what a loaded CI machine breaks).
 	c, err := q.Enqueue(Request{Tool: "c", Deadline: time.Now().Add(time.Minute)})
 	if err != nil {
 		t.Fatalf("enqueue while the queue lock is held: %v", err)
-	}
-	if d := time.Since(start); d >= q.LockTimeout {
-		t.Errorf("enqueue took %s: it waited for the lock", d)
 	}
 	if _, err := q.Decide(c.ID, hooks.Decision{By: "t"}); err == nil || !strings.Contains(err.Error(), "still held") {
 		t.Fatalf("a decision while the queue lock is held whole: %v", err)

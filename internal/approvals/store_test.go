@@ -235,7 +235,9 @@ func TestWaitTimesOut(t *testing.T) {
 	if _, err := q.Wait(ctx, r.ID); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("wait: %v", err)
 	}
-	if d := time.Since(start); d > time.Second {
+	// Honoured at all: a Wait that ignored its context would poll on; the
+	// bound is loose for a loaded CI machine.
+	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("timeout honoured after %s", d)
 	}
 	if got, _ := q.Get(r.ID); got.Status != Pending {

@@ -128,7 +128,9 @@ func TestApproveDecidedByCLI(t *testing.T) {
 			if strings.TrimSpace(out) != c.denied {
 				t.Fatalf("denied:\n got %s\nwant %s", out, c.denied)
 			}
-			if d := time.Since(start); d > 2*time.Second {
+			// The waiter polls every second besides its watch: this bound
+			// says "answered", loosely, for a loaded CI machine.
+			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("the hook answered %s after the decision", d)
 			}
 			// A second decision is reported, exit 1, not applied.

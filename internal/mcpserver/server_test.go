@@ -178,7 +178,7 @@ func TestPermitTimeoutAndFailures(t *testing.T) {
 	if gjson.Get(got, "behavior").Str != "deny" || !strings.Contains(gjson.Get(got, "message").Str, "no supervisor decided within 100ms") {
 		t.Fatalf("timeout: %s", got)
 	}
-	if time.Since(start) > 2*time.Second {
+	if time.Since(start) > 10*time.Second { // loose: a loaded CI machine
 		t.Fatalf("timeout took %s", time.Since(start))
 	}
 	rs, _ := q.List(approvals.Filter{})
