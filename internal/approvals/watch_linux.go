@@ -5,6 +5,7 @@ package approvals
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -21,8 +22,29 @@ type watcher struct {
 
 func (s *Store) watch() (*watcher, error) { return watchDir(s.openDir()) }
 
+// inotifyInit makes an inotify instance; tests make it fail as a user's
+// exhausted limit does.
+var inotifyInit = func() (int, error) { return syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK) }
+
+// WatchUnavailable says why waits on the queue would poll instead of
+// waking on the file system, or nil (also where waits always poll). An inotify instance is per process
+// and limited per user (fs.inotify.max_user_instances, often 128, shared
+// with editors and browsers); when none is left, each waiter re-reads its
+// record every 50 ms instead, and nothing else says so.
+func WatchUnavailable() error {
+	fd, err := inotifyInit()
+	if err != nil {
+		if errors.Is(err, syscall.EMFILE) {
+			return fmt.Errorf("inotify: this user has no instance left (fs.inotify.max_user_instances; raise it with sysctl): %w", err)
+		}
+		return fmt.Errorf("inotify: %w", err)
+	}
+	syscall.Close(fd)
+	return nil
+}
+
 func watchDir(dir string) (*watcher, error) {
-	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	fd, err := inotifyInit()
 	if err != nil {
 		return &watcher{}, nil // no inotify (limits): fall back to polling
 	}
@@ -77,7 +99,7 @@ type recordWatcher struct {
 }
 
 func watchRecord() *recordWatcher {
-	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	fd, err := inotifyInit()
 	if err != nil {
 		return &recordWatcher{fd: -1} // no inotify (limits): poll
 	}

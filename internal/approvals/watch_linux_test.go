@@ -3,8 +3,11 @@
 package approvals
 
 import (
+	"context"
 	"errors"
 	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,5 +48,41 @@ func TestWaiterWakesForItsOwnRecordOnly(t *testing.T) {
 	w.f.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := w.f.Read(buf[:]); err != nil {
 		t.Fatalf("the waiter did not wake for its own decision: %v", err)
+	}
+}
+
+// TestNoInotifyLeft: with the user's inotify instances used up, the queue
+// says why (WatchUnavailable, which doctor and the long-running commands
+// print), and a waiter still sees its decision, by polling.
+func TestNoInotifyLeft(t *testing.T) {
+	if err := WatchUnavailable(); err != nil {
+		t.Skipf("no inotify here: %v", err)
+	}
+	orig := inotifyInit
+	t.Cleanup(func() { inotifyInit = orig })
+	inotifyInit = func() (int, error) { return -1, syscall.EMFILE }
+
+	err := WatchUnavailable()
+	if err == nil || !errors.Is(err, syscall.EMFILE) || !strings.Contains(err.Error(), "max_user_instances") {
+		t.Fatalf("WatchUnavailable with no instance left: %v", err)
+	}
+	q := newStore(t)
+	q.Poll = time.Hour // the fallback polls every 50 ms whatever Poll says
+	r := enqueue(t, q, "t")
+	decided := make(chan error, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_, err := q.Decide(r.ID, hooks.Decision{Allow: true, By: "t"})
+		decided <- err
+	}()
+	defer func() {
+		if err := <-decided; err != nil {
+			t.Errorf("decide: %v", err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if got, err := q.Wait(ctx, r.ID); err != nil || got.Status != Allowed {
+		t.Fatalf("wait without inotify: %+v %v", got, err)
 	}
 }

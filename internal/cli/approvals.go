@@ -218,6 +218,9 @@ elsewhere meanwhile is reported and passed over.`,
 			if err != nil {
 				return err
 			}
+			if err := approvals.WatchUnavailable(); err != nil {
+				fmt.Fprintf(io.Err, "interceptor: note: watch re-reads the queue every 50 ms instead of waking on a change: %v\n", err)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			// On a terminal, one keypress decides: raw mode, restored on

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/cli"
 	"github.com/interceptor-dev/interceptor/internal/inbox"
 )
@@ -36,6 +37,9 @@ func serveInbox(ctx context.Context, r *cli.InboxRun, io *cli.IO) error {
 	defer release()
 	if r.AllowRemote {
 		fmt.Fprintf(io.Err, "inbox: WARNING: listening on %s, beyond loopback (--allow-remote): anyone who can reach it and has the URL decides your agents' tool calls, over plain HTTP\n", srv.Addr())
+	}
+	if err := approvals.WatchUnavailable(); err != nil {
+		fmt.Fprintf(io.Err, "inbox: note: the page and waiting hooks re-read the queue every 50 ms instead of waking on a change: %v\n", err)
 	}
 	fmt.Fprintf(io.Out, "interceptor inbox: open %s\n", srv.URL())
 	fmt.Fprintf(io.Out, "state dir %s; %s; interceptor inbox url prints the URL again\n", r.StateDir, srv.Describe())
