@@ -240,6 +240,11 @@ func TestInboxNewAmong300(t *testing.T) {
 	p.until("the new card in view and in focus", fmt.Sprintf(`(() => { const c = document.querySelector(%q); const r = c.getBoundingClientRect();
 		return c.classList.contains('focused') && r.top >= 0 && r.bottom <= window.innerHeight; })()`, cardSel(r.ID)), 5*time.Second)
 	p.until("the bar gone once it was seen", `document.getElementById('new-bar').hidden`, 5*time.Second)
+	// Only cards on screen or near it are measured each frame (settle.js):
+	// the new card, far below until n brought it, settles and arms; the
+	// first card, now far above, is disarmed.
+	p.until("the new card armed once it settled", fmt.Sprintf(`document.querySelector(%q).classList.contains('armed')`, cardSel(r.ID)), 5*time.Second)
+	p.until("the first card, now far off screen, disarmed", `!document.querySelector('#waiting-list article.card').classList.contains('armed')`, 5*time.Second)
 }
 
 // A group decided after one confirmation: the filter keeps one project's
