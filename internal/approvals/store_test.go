@@ -174,6 +174,27 @@ func TestStaleAndPrune(t *testing.T) {
 	}
 }
 
+// allowLater allows id after a pause, as a person would, and returns when
+// it did (UnixNano). The test's cleanup waits for Decide to return: a
+// waiter can wake while Decide is still moving the record and releasing
+// its lock, and TempDir's cleanup raced it ("directory not empty", in CI).
+func allowLater(t *testing.T, q *Store, id string, after time.Duration) *atomic.Int64 {
+	var at atomic.Int64
+	decided := make(chan error, 1)
+	go func() {
+		time.Sleep(after)
+		at.Store(time.Now().UnixNano())
+		_, err := q.Decide(id, hooks.Decision{Allow: true, By: "t"})
+		decided <- err
+	}()
+	t.Cleanup(func() {
+		if err := <-decided; err != nil {
+			t.Errorf("decide: %v", err)
+		}
+	})
+	return &at
+}
+
 func TestWaitWakesOnTheDecision(t *testing.T) {
 	// The poll is set to an hour, so only the file-system watch can wake the
 	// waiter. The bound is loose on purpose: the point is what wakes it, not
@@ -184,22 +205,7 @@ func TestWaitWakesOnTheDecision(t *testing.T) {
 	q := newStore(t)
 	q.Poll = time.Hour
 	r := enqueue(t, q, "t")
-	var decidedAt atomic.Int64
-	decided := make(chan error, 1)
-	go func() {
-		time.Sleep(150 * time.Millisecond)
-		decidedAt.Store(time.Now().UnixNano())
-		_, err := q.Decide(r.ID, hooks.Decision{Allow: true, By: "t"})
-		decided <- err
-	}()
-	// The waiter can wake while Decide is still moving the record and
-	// releasing its lock; the test ends only after Decide has returned, or
-	// TempDir's cleanup races it ("directory not empty", seen in CI).
-	defer func() {
-		if err := <-decided; err != nil {
-			t.Errorf("decide: %v", err)
-		}
-	}()
+	decidedAt := allowLater(t, q, r.ID, 150*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	got, err := q.Wait(ctx, r.ID)

@@ -69,17 +69,7 @@ func TestNoInotifyLeft(t *testing.T) {
 	q := newStore(t)
 	q.Poll = time.Hour // the fallback polls every 50 ms whatever Poll says
 	r := enqueue(t, q, "t")
-	decided := make(chan error, 1)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		_, err := q.Decide(r.ID, hooks.Decision{Allow: true, By: "t"})
-		decided <- err
-	}()
-	defer func() {
-		if err := <-decided; err != nil {
-			t.Errorf("decide: %v", err)
-		}
-	}()
+	allowLater(t, q, r.ID, 100*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if got, err := q.Wait(ctx, r.ID); err != nil || got.Status != Allowed {
