@@ -86,7 +86,7 @@ var childGemini = &childClient{
 	name: "gemini", c: geminiApproveHook, asked: len(fakemodel.Steps), deniedShows: true,
 	setup: func(sc *scenario) (map[string]string, string) {
 		geminiApproveHook.configure(sc) // settings.json with the hooks, approve --match next_step
-		return map[string]string{"GEMINI_API_KEY": "e2e-dummy-key", "GOOGLE_GEMINI_BASE_URL": sc.baseURL}, ""
+		return geminiEnv(sc.baseURL), ""
 	},
 }
 
@@ -103,12 +103,8 @@ var childOpenCode = &childClient{
 			env[k] = v
 		}
 		// Its first start migrates its database; two at once race on it.
-		var envList []string
-		for k, v := range env {
-			envList = append(envList, k+"="+v)
-		}
 		out, errPath := sc.path("warmup.stdout"), sc.path("warmup.stderr")
-		if err := runClient([]string{clientBin("opencode"), "session", "list"}, append(sc.baseEnv(), envList...), "", sc.proj, out, errPath); err != nil {
+		if err := runClient([]string{clientBin("opencode"), "session", "list"}, append(sc.baseEnv(), envList(env)...), "", sc.proj, out, errPath); err != nil {
 			b, _ := os.ReadFile(errPath)
 			sc.t.Fatalf("opencode warm-up: %v\n%s", err, tail(string(b), 20))
 		}

@@ -5,9 +5,11 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,10 +143,27 @@ var gemini = &client{
 		sc.install("gemini", nil)
 	},
 	command: func(sc *scenario) ([]string, []string, string) {
-		return []string{clientBin("gemini"), "-p", prompt, "--output-format", "stream-json", "--skip-trust"},
-			[]string{"GEMINI_API_KEY=e2e-dummy-key", "GOOGLE_GEMINI_BASE_URL=" + sc.baseURL},
-			""
+		return []string{clientBin("gemini"), "-p", prompt, "--output-format", "stream-json", "--skip-trust"}, envList(geminiEnv(sc.baseURL)), ""
 	},
+}
+
+// geminiEnv is Gemini CLI's environment in the suite: the fake model, and
+// no relaunch. Gemini CLI starts a second Node process of itself with a
+// larger heap (half the machine's memory) whenever that is more than
+// Node's default, loading its bundle twice; GEMINI_CLI_NO_RELAUNCH, the
+// variable it sets for its own children, runs the one process (the hooks
+// run the same either way).
+func geminiEnv(baseURL string) map[string]string {
+	return map[string]string{"GEMINI_API_KEY": "e2e-dummy-key", "GOOGLE_GEMINI_BASE_URL": baseURL, "GEMINI_CLI_NO_RELAUNCH": "true"}
+}
+
+// envList is env as NAME=value lines, sorted.
+func envList(env map[string]string) []string {
+	var l []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		l = append(l, k+"="+env[k])
+	}
+	return l
 }
 
 var opencode = &client{

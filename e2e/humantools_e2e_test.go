@@ -497,7 +497,7 @@ func TestHumanToolsGemini(t *testing.T) {
 			if session != "" {
 				argv = append(argv, "--resume", "latest")
 			}
-			return argv, []string{"GEMINI_API_KEY=e2e-dummy-key", "GOOGLE_GEMINI_BASE_URL=" + hs.baseURL}, ""
+			return argv, envList(geminiEnv(hs.baseURL)), ""
 		},
 		session: sessionField("session_id"),
 	}, false)
