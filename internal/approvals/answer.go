@@ -117,17 +117,25 @@ func CheckAnswer(schema, answer string) error {
 		}
 	}
 	if e := s.Get("enum"); e.Exists() {
-		var names []string
 		for _, v := range e.Array() {
 			if typ == "string" && v.Str == answer || (typ == "number" || typ == "integer") && v.Num == num ||
 				typ == "boolean" && v.Raw == strings.TrimSpace(answer) {
 				return nil
 			}
-			names = append(names, v.String())
 		}
-		return fmt.Errorf("the answer must be one of: %s", strings.Join(names, ", "))
+		return fmt.Errorf("the answer must be %s", oneOf(e))
 	}
 	return nil
+}
+
+// oneOf is an enum's choices as a person reads them, control characters
+// made visible: "one of: staging, prod".
+func oneOf(enum gjson.Result) string {
+	var names []string
+	for _, v := range enum.Array() {
+		names = append(names, Visible(v.String()))
+	}
+	return "one of: " + strings.Join(names, ", ")
 }
 
 // AnswerHint says in one line what an answer to a question whose
@@ -143,11 +151,7 @@ func AnswerHint(schema string) string {
 		return fmt.Sprintf("none can be taken: the question's answerSchema: %v", err)
 	}
 	if e := s.Get("enum"); e.Exists() {
-		var names []string
-		for _, v := range e.Array() {
-			names = append(names, Visible(v.String()))
-		}
-		return "one of: " + strings.Join(names, ", ")
+		return oneOf(e)
 	}
 	typ := s.Get("type").Str
 	if typ == "boolean" {

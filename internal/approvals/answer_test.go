@@ -16,6 +16,7 @@ func TestCheckAnswer(t *testing.T) {
 		{``, "anything at all", ""},
 		{`{"type":"string","enum":["staging","prod"]}`, "prod", ""},
 		{`{"type":"string","enum":["staging","prod"]}`, "Prod", "must be one of: staging, prod"},
+		{`{"type":"string","enum":["staging","prod\u001b[2J"]}`, "dev", "must be one of: staging, prod\\x1b[2J"},
 		{`{"type":"string","minLength":3,"maxLength":5}`, "ab", "at least 3 characters"},
 		{`{"type":"string","minLength":3,"maxLength":5}`, "abcdef", "at most 5 characters"},
 		{`{"type":"string","maxLength":2}`, "éé", ""},
