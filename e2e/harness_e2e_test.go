@@ -286,8 +286,6 @@ func (sc *scenario) serveModel(model http.Handler) func() {
 	return func() { srv.Close() }
 }
 
-// runClient runs one client process in its own process group and kills
-// the group (MCP servers included) when it ends or times out.
 // clientCPU is what each client's runs cost, by the client's command
 // name: CPU (user + system of the client and of what it waited for: its
 // hooks, its MCP servers when it reaped them) and wall time. On 2 cores
@@ -337,6 +335,8 @@ func printClientCPU(w io.Writer) {
 	}
 }
 
+// runClient runs one client process in its own process group and kills
+// the group (MCP servers included) when it ends or times out.
 func runClient(argv, env []string, stdin, dir, stdoutPath, stderrPath string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()

@@ -27,10 +27,11 @@ func (s *Store) watch() (*watcher, error) { return watchDir(s.openDir()) }
 var inotifyInit = func() (int, error) { return syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK) }
 
 // WatchUnavailable says why waits on the queue would poll instead of
-// waking on the file system, or nil (also where waits always poll). An inotify instance is per process
-// and limited per user (fs.inotify.max_user_instances, often 128, shared
-// with editors and browsers); when none is left, each waiter re-reads its
-// record every 50 ms instead, and nothing else says so.
+// waking on the file system, or nil (also where waits always poll). An
+// inotify instance is per process and limited per user
+// (fs.inotify.max_user_instances, often 128, shared with editors and
+// browsers); when none is left, each waiter re-reads its record every
+// 50 ms instead, and nothing else says so.
 func WatchUnavailable() error {
 	fd, err := inotifyInit()
 	if err != nil {
