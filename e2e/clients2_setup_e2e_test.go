@@ -18,7 +18,7 @@ const (
 	clineVersion    = "3.0.65"
 	droidVersion    = "0.225.2"
 	kiloVersion     = "7.7.7"
-	agentSDKVersion = "0.3.330"
+	agentSDKVersion = "0.3.332"
 	// The TypeScript SDK's v2 client, the first that speaks MCP 2026-07-28
 	// (the 1.x @modelcontextprotocol/sdk does not).
 	mcpClientVersion = "2.4.0"

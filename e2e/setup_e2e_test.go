@@ -20,11 +20,11 @@ import (
 	"time"
 )
 
-// Pinned client versions. Claude Code 2.1.330 is the version this suite was
+// Pinned client versions. Claude Code 2.1.332 is the version this suite was
 // verified with (clients.md observed 2.1.328).
 const (
-	claudeVersion   = "2.1.330"
-	codexVersion    = "0.169.0"
+	claudeVersion   = "2.1.332"
+	codexVersion    = "0.171.0"
 	geminiVersion   = "0.61.0"
 	opencodeVersion = "1.18.33"
 )
