@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,16 +13,10 @@ import (
 // text or on stdin (exit 1, one line saying what the answer must be, the
 // question still waiting), and takes one that fits.
 func TestAnswerCommandChecksTheSchema(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	decl := filepath.Join(t.TempDir(), "tools.json")
-	os.WriteFile(decl, []byte(`[{"name":"pick_env","description":"Ask which environment","mode":"park",
-		"answerSchema":{"type":"string","enum":["staging","prod"]}}]`), 0o600)
-	t.Setenv("CLAUDE_CODE_SESSION_ID", "s1")
+	dir, decl := humanToolsState(t, `[{"name":"pick_env","description":"Ask which environment","mode":"park",
+		"answerSchema":{"type":"string","enum":["staging","prod"]}}]`, "s1")
 	rs := mcpSession(t, dir, decl, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pick_env","arguments":{}}}`)
-	id := approvals.FindInput(rs[0].Get("result.content.0.text").Str)
-	if id == "" {
-		t.Fatalf("no question asked: %s", rs[0].Raw)
-	}
+	id := questionID(t, rs[0])
 	const want = "the answer must be one of: staging, prod"
 	out, code := cli(t, "approvals", "answer", id, "Prod", "--state-dir", dir)
 	if code != 1 || !strings.Contains(out, want) || strings.Count(strings.TrimSpace(out), "\n") != 0 {

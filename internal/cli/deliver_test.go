@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,17 +14,10 @@ import (
 // result) deliver binds the parked request to the session; at the next
 // user message (chat.message) it replies with the part the shim adds, once.
 func TestDeliverOpenCode(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	decl := filepath.Join(t.TempDir(), "tools.json")
-	os.WriteFile(decl, []byte(humanToolsDecl), 0o600)
-	t.Setenv("CLAUDE_CODE_SESSION_ID", "")
+	dir, decl := humanToolsState(t, humanToolsDecl, "")
 	rs := mcpSession(t, dir, decl,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"request_access","arguments":{"what":"prod"}}}`)
-	parked := rs[0].Get("result.content.0.text").Str
-	id := approvals.FindInput(parked)
-	if id == "" {
-		t.Fatalf("park result: %s", rs[0].Raw)
-	}
+	id, parked := questionID(t, rs[0]), rs[0].Get("result.content.0.text").Str
 	const session = "ses_df31bc0a5ffexnpCA0x6VbF3ON"
 	post, _ := sjson.Set(`{"input":{"tool":"human_request_access","sessionID":"`+session+`","callID":"call_1","args":{"what":"prod"}},"output":{"content":[{"type":"text","text":""}],"isError":false}}`,
 		"output.content.0.text", parked)

@@ -52,6 +52,31 @@ func mcpSession(t *testing.T, dir, decl string, lines ...string) []gjson.Result 
 	return rs
 }
 
+// humanToolsState is a state dir and decl, a human tools declaration,
+// written for mcpSession; session is the Claude Code session the MCP
+// server takes its calls' session from (CLAUDE_CODE_SESSION_ID; "" none).
+func humanToolsState(t *testing.T, decl, session string) (dir, declPath string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "state")
+	declPath = filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(declPath, []byte(decl), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CLAUDE_CODE_SESSION_ID", session)
+	return dir, declPath
+}
+
+// questionID is the id of the question a tools/call reply parked; the
+// test fails when the reply has none.
+func questionID(t *testing.T, reply gjson.Result) string {
+	t.Helper()
+	id := approvals.FindInput(reply.Get("result.content.0.text").Str)
+	if id == "" || reply.Get("result.isError").Bool() {
+		t.Fatalf("no question in the reply: %s", reply.Raw)
+	}
+	return id
+}
+
 func hookRun(t *testing.T, dir, payload string, args ...string) (string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -65,10 +90,7 @@ func hookRun(t *testing.T, dir, payload string, args ...string) (string, string)
 // post-tool hook, answered with approvals answer, delivered by the prompt
 // hook exactly once; a held call answered through the CLI.
 func TestHumanToolsCLI(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	decl := filepath.Join(t.TempDir(), "tools.json")
-	os.WriteFile(decl, []byte(humanToolsDecl), 0o600)
-	t.Setenv("CLAUDE_CODE_SESSION_ID", "")
+	dir, decl := humanToolsState(t, humanToolsDecl, "")
 
 	rs := mcpSession(t, dir, decl,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
@@ -77,11 +99,7 @@ func TestHumanToolsCLI(t *testing.T) {
 	if len(names) != 3 || names[0].Str != "permit" || names[1].Str != "ask_user" || names[2].Str != "request_access" {
 		t.Fatalf("tools/list: %s", rs[0].Raw)
 	}
-	parked := rs[1].Get("result.content.0.text").Str
-	id := approvals.FindInput(parked)
-	if id == "" || rs[1].Get("result.isError").Bool() {
-		t.Fatalf("park result: %s", rs[1].Raw)
-	}
+	id, parked := questionID(t, rs[1]), rs[1].Get("result.content.0.text").Str
 	list, _ := cli(t, "approvals", "list", "--state-dir", dir)
 	if !strings.Contains(list, id) || !strings.Contains(list, "asks") || !strings.Contains(list, "request_access") {
 		t.Fatalf("approvals list: %s", list)
@@ -150,12 +168,9 @@ func TestDeliverHookFailurePolicy(t *testing.T) {
 // questions only with --expire-on-session-end; an answer after that is
 // refused.
 func TestDeliverSessionEnd(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	decl := filepath.Join(t.TempDir(), "tools.json")
-	os.WriteFile(decl, []byte(humanToolsDecl), 0o600)
-	t.Setenv("CLAUDE_CODE_SESSION_ID", "s1")
+	dir, decl := humanToolsState(t, humanToolsDecl, "s1")
 	rs := mcpSession(t, dir, decl, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"request_access","arguments":{}}}`)
-	id := approvals.FindInput(rs[0].Get("result.content.0.text").Str)
+	id := questionID(t, rs[0])
 	end := `{"session_id":"s1","transcript_path":"/t","cwd":"/p","hook_event_name":"SessionEnd","reason":"other"}`
 	hookRun(t, dir, end, "deliver")
 	if r, _ := approvals.New(dir).Get(id); r.Status != approvals.Pending || r.Session != "s1" {
