@@ -3,11 +3,16 @@
 // (the hooks that wait, the supervisors that decide).
 //
 // The package in files: store.go is the queue (Enqueue, Get, Decide,
-// Expire, Pending, History, List, Wait, Watch, Prune) and its records
-// (record, encoded with encoding/json); ask.go is the one way a tool call is
-// decided (Store.Ask: rules, else a queued request and its wait), used by
-// the approve hook and the MCP permit tool alike. A decision is one type all
-// the way, hooks.Decision: a supervisor's to Decide, the one Ask returns
+// Expire, Pending, History, List, Wait, Watch, Prune); record.go its
+// records on disk (record, encoded with encoding/json, read back with
+// gjson); ask.go is the one way a tool call is decided (Store.Ask: rules,
+// else a queued request and its wait), used by the approve hook and the
+// MCP permit tool alike; gate.go is the approve hook's policy around it
+// (its flags' Rules, Gate), which fails closed (FailedDeny, UnreadDeny);
+// rules.go the standing rules, "always allow" or "always deny" a shape of
+// call in a scope, which Ask applies before it queues anything (Rule,
+// AddRule, RevokeRule, RuleFor). A decision is one type all the way,
+// hooks.Decision: a supervisor's to Decide, the one Ask returns
 // (Request.Decision maps a decided record back to it); input.go
 // is the human tools' questions, answered with text, on the same queue, and
 // answer.go what an answer must be (a tool's answerSchema, checked by
@@ -16,8 +21,9 @@
 // them back to a supervisor's new input, and masks views again (Viewer);
 // view.go renders what the model wrote for a person (Visible, VisibleJSON,
 // InputLines); who.go names the deciding process (Decider); watch_*.go wake
-// waiters (inotify, else a poll), and dirwatch.go lends that to other
-// packages (DirWatcher).
+// waiters (inotify, else a poll: sleep.go; WatchUnavailable says why a wait
+// polls, e.g. no inotify instance left), and dirwatch.go lends that to
+// other packages (DirWatcher).
 //
 // Layout (dirs 0700, files 0600, never symlinks, owned by the user):
 //
@@ -27,6 +33,8 @@
 //	approvals/<id>.lock           one request's lock, while it is changed
 //	approvals/.lock               taken shared by every change, whole by
 //	                              the migration (and by earlier versions)
+//	approvals/rules.json          the standing rules (rules.go), changed
+//	                              under approvals/.rules.lock
 //
 // No lock serializes the queue (write.go). A new request is written whole
 // to a temp file beside open/ and linked into it under a fresh id: no lock,

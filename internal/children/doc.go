@@ -21,8 +21,11 @@
 // The files:
 //
 //   - store.go is the children (Store, Child: Create, Get, List);
-//     chat.go a chat and its event log; runner.go starts a chat's runner,
-//     runs the client and cancels it; poll.go waits on a chat's events and
+//     chat.go a chat (Chat: its prompt, runner and state); eventlog.go its
+//     event log, read from the tail or by bisection on seq, never whole
+//     (Total, Events); events.go the normalized events a client's output
+//     becomes (Normalized); runner.go starts a chat's runner, runs the
+//     client and cancels it; poll.go waits on a chat's events and
 //     its pending approvals for a parent (a PollResult, encoded only where
 //     it leaves the process: the poll tool, `children show`).
 //   - client.go runs a client from its description (hooks.Client.Headless:
@@ -35,6 +38,8 @@
 //     next chat the answers to its parked human tool calls.
 //   - view.go shows events and approvals to a parent with stand-ins for
 //     tokens and visible control characters: JSON text, one string, or a
-//     poll's typed result field by field.
+//     poll's typed result field by field; describe.go the lines
+//     `children follow` prints for a person (DescribeEvent,
+//     DescribePending).
 //   - proc_*.go are process groups and liveness (Unix; /proc on Linux).
 package children

@@ -25,10 +25,16 @@
 //
 // The files: server.go is the server (Listen, Serve, the routes); key.go
 // the key file; auth.go the handshake, sessions, Host and Origin checks;
-// view.go renders requests, children and events for the page; stream.go
-// the server-sent events; notify.go the notifications; source.go where the
-// open requests come from and decisions go (this machine's queue, or every
-// machine's through internal/relay).
+// action.go the bodies of the page's POSTs, decoded strictly; view.go
+// renders requests and the history for the page, chats.go the children,
+// their chats and a chat's events; childact.go starts, continues and
+// cancels children as `interceptor children` does; rules.go makes a
+// standing rule from a request (and decides the request by it), lists
+// and revokes rules; stream.go the server-sent events; notify.go the
+// notifications; source.go where the open requests come from and
+// decisions go (this machine's queue, or every machine's through
+// internal/relay); machines.go other machines' children, as their relays
+// publish them: summaries only (ChildrenJSON, ChildrenElsewhere).
 //
 // The package uses net/http, so only interceptor-http (through
 // internal/cli/httpcmd) links it: the hook binary's start-up stays as it is.

@@ -20,8 +20,12 @@
 //     files, the --dry-run diff.
 //   - hookfile.go: a client's JSON hook config; jsonedit.go: the editor, on
 //     hujson's syntax tree; groups.go: finding, merging and removing hooks;
-//     command.go: the hook command lines.
-//   - shim.go: the plugin shim (hooks.Plugin); scripts.go: the hook
+//     command.go: the hook command lines; hookbin.go: the binary they run,
+//     interceptor-hook beside interceptor when it is of the same build
+//     (HookBin).
+//   - shim.go: the plugin shim (hooks.Plugin); opencode_version.go: the
+//     plugin API of the OpenCode installed, which the shim is written for
+//     (OpenCodeMajor), and a shim's own (ShimAPI); scripts.go: the hook
 //     scripts of a client that runs hook files (hooks.Scripts).
 //   - deliver.go: the human tools server's deliver hooks (--deliver).
 //   - codextrust.go: Codex's trust hash of a hook and the trust records in
@@ -32,7 +36,8 @@
 //     Codex's record of a hook; approveroute.go: the approve hooks a
 //     headless child's calls would reach (FindApproveHooks).
 //   - untrust.go: uninstall's taking back of the trust records --trust
-//     wrote.
+//     wrote; wired.go: every server interceptor wired into a client, hooks
+//     and proxied entries, as uninstall --all takes them out (Wired).
 //   - proxy.go: install --proxy, which rewrites a server's entry so the
 //     client starts interceptor proxy (a command) or interceptor-http proxy
 //     (an address) instead, and puts it back; proxy_toml.go: the same for

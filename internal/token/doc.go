@@ -17,6 +17,9 @@
 //     what a session holds of it (Live, Holding): Mint and Read find a
 //     result's values, Apply and Starting change what is held; FlagSpec is
 //     the one handle the flags describe.
+//   - maxlen.go is the longest match a pattern can have, so a handle whose
+//     declared pattern never reaches a stand-in's length shows none
+//     (Spec.ShowsStandIns).
 //   - handlesfile.go reads a --handles file into Specs (ParseHandles).
 //   - fill.go puts the values held into a call's arguments (Fill):
 //     stand-ins resolved, near misses repaired, the value held injected
