@@ -37,6 +37,29 @@ func TestVersionNamesItself(t *testing.T) {
 	}
 }
 
+// TestHelpNamesItself: interceptor-http's help shows its commands as
+// interceptor-http's (it said "interceptor inbox", which interceptor
+// refuses: only interceptor-http has the page); so does its completion
+// script, which registers for the command it names.
+func TestHelpNamesItself(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inbox", "--help"}, "\nUsage:\n  interceptor-http inbox "},
+		{[]string{"--help"}, "Use \"interceptor-http [command] --help\""},
+		{[]string{"completion", "bash"}, "__start_interceptor-http"},
+	} {
+		var out, errb bytes.Buffer
+		f := cli.System()
+		f.IO = &cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}
+		f.HTTP = httpcmd.Commands()
+		if code := cli.Main(c.args, f); code != 0 || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%v: code %d, want %q in %q (stderr %q)", c.args, code, c.want, out.String(), errb.String())
+		}
+	}
+}
+
 // TestHTTPScripts runs the scripts of the commands only interceptor-http
 // serves (the inbox page).
 func TestHTTPScripts(t *testing.T) {

@@ -139,6 +139,9 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 		root.AddCommand(newHook(io))
 		return root
 	}
+	// Help names the binary that runs it: interceptor-http's said
+	// "interceptor inbox", which only interceptor-http can run.
+	root.Use = binaryName(debug.ReadBuildInfo())
 	root.Long = rootLong()
 	// --version as the version command (each binary names itself); not on
 	// the hook path above, which must not read the build info.
