@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,6 +58,28 @@ func TestHelpNamesItself(t *testing.T) {
 		if code := cli.Main(c.args, f); code != 0 || !strings.Contains(out.String(), c.want) {
 			t.Errorf("%v: code %d, want %q in %q (stderr %q)", c.args, code, c.want, out.String(), errb.String())
 		}
+	}
+}
+
+// TestNotesNameItself: what install says on stderr under interceptor-http
+// starts with interceptor-http, as its errors do.
+func TestNotesNameItself(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("INTERCEPTOR_STATE_DIR", "")
+	var out, errb bytes.Buffer
+	f := cli.System()
+	f.IO = &cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}
+	f.HTTP = httpcmd.Commands()
+	bin := filepath.Join(t.TempDir(), "interceptor")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code := cli.Main([]string{"install", "claude-code", "--server", "wf", "--bin", bin, "--dry-run"}, f)
+	if code != 0 || !strings.Contains("\n"+errb.String(), "\ninterceptor-http: dry run: nothing written\n") {
+		t.Fatalf("install --dry-run: code %d, stderr %q", code, errb.String())
+	}
+	if strings.Contains(errb.String(), "interceptor: ") {
+		t.Errorf("a line says interceptor: %q", errb.String())
 	}
 }
 

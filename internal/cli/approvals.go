@@ -219,7 +219,7 @@ elsewhere meanwhile is reported and passed over.`,
 				return err
 			}
 			if err := approvals.WatchUnavailable(); err != nil {
-				fmt.Fprintf(io.Err, "interceptor: note: watch re-reads the queue every 50 ms instead of waking on a change: %v\n", err)
+				fmt.Fprintf(io.Err, "%s: note: watch re-reads the queue every 50 ms instead of waking on a change: %v\n", progName(), err)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()

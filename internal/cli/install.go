@@ -135,7 +135,7 @@ func checkHookOptions(cmd *cobra.Command, h *install.HookOptions, dryRun bool) e
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "interceptor: note: the hooks read a copy of %s (%s), so moving it breaks nothing: install again after you change it\n", h.HandlesFile, pinned)
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: note: the hooks read a copy of %s (%s), so moving it breaks nothing: install again after you change it\n", progName(), h.HandlesFile, pinned)
 	h.HandlesFile = pinned
 	return nil
 }
@@ -271,7 +271,7 @@ func runInstall(r *installRun) error {
 		}
 		o.Bin = bin
 		if warning != "" {
-			fmt.Fprintf(io.Err, "interceptor: warning: %s\n", warning)
+			fmt.Fprintf(io.Err, "%s: warning: %s\n", progName(), warning)
 		}
 	} else {
 		bin, err := filepath.Abs(o.Bin)
@@ -282,7 +282,7 @@ func runInstall(r *installRun) error {
 	}
 	hookBin, warning := install.HookBin(o.Bin)
 	if warning != "" {
-		fmt.Fprintf(io.Err, "interceptor: warning: %s\n", warning)
+		fmt.Fprintf(io.Err, "%s: warning: %s\n", progName(), warning)
 	}
 	o.HookBin = hookBin
 	if fi, err := os.Stat(o.Bin); err != nil || fi.IsDir() {
@@ -290,11 +290,11 @@ func runInstall(r *installRun) error {
 		if o.Proxy {
 			fails = "the client cannot start the server"
 		}
-		fmt.Fprintf(io.Err, "interceptor: warning: %s does not exist (yet); %s until it does\n", o.Bin, fails)
+		fmt.Fprintf(io.Err, "%s: warning: %s does not exist (yet); %s until it does\n", progName(), o.Bin, fails)
 	}
 	if o.Proxy {
 		if o.Hook.Redact {
-			fmt.Fprintln(io.Err, "interceptor: note: --redact: the proxy always shows the model stand-ins, never the token")
+			fmt.Fprintf(io.Err, "%s: note: --redact: the proxy always shows the model stand-ins, never the token\n", progName())
 		}
 		res, err := install.InstallProxy(r.Env, o)
 		if err != nil {
@@ -304,7 +304,7 @@ func runInstall(r *installRun) error {
 		return nil
 	}
 	if o.Hook.StateDir == "" && os.Getenv("INTERCEPTOR_STATE_DIR") != "" {
-		fmt.Fprintf(io.Err, "interceptor: note: INTERCEPTOR_STATE_DIR is set here, but the hooks see it only if the client inherits it; pass --state-dir to write it into them\n")
+		fmt.Fprintf(io.Err, "%s: note: INTERCEPTOR_STATE_DIR is set here, but the hooks see it only if the client inherits it; pass --state-dir to write it into them\n", progName())
 	}
 	res, err := install.Install(r.Env, o)
 	if err != nil {
@@ -334,7 +334,7 @@ func runUninstall(r *installRun) error {
 			servers, _ := install.MCPServers(r.Env, c)
 			for _, s := range servers {
 				if _, proxied := install.ProxyArgv(s.Command, s.Args); proxied && s.Name == r.Opts.Server {
-					fmt.Fprintf(r.IO.Err, "interceptor: note: server %q in %s runs through the proxy: uninstall --proxy puts it back\n", s.Name, s.Path)
+					fmt.Fprintf(r.IO.Err, "%s: note: server %q in %s runs through the proxy: uninstall --proxy puts it back\n", progName(), s.Name, s.Path)
 					break
 				}
 			}
@@ -361,7 +361,7 @@ func proxyOutcome(res *install.Result, verb string) string {
 func report(io *IO, res *install.Result, o install.Options, verb string) {
 	describe(io, res, o, verb)
 	if res.Changed && o.DryRun {
-		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+		fmt.Fprintf(io.Err, "%s: dry run: nothing written\n", progName())
 	}
 }
 
@@ -372,10 +372,10 @@ func report(io *IO, res *install.Result, o install.Options, verb string) {
 func describe(io *IO, res *install.Result, o install.Options, verb string) {
 	what := fmt.Sprintf("%s (%s scope)", res.Client, res.Scope)
 	for _, n := range res.Notes {
-		fmt.Fprintf(io.Err, "interceptor: note: %s\n", n)
+		fmt.Fprintf(io.Err, "%s: note: %s\n", progName(), n)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(io.Err, "interceptor: warning: %s\n", w)
+		fmt.Fprintf(io.Err, "%s: warning: %s\n", progName(), w)
 	}
 	switch {
 	case res.Changed && o.DryRun:
@@ -410,7 +410,7 @@ func describe(io *IO, res *install.Result, o install.Options, verb string) {
 	if len(res.Trust) > 0 {
 		fmt.Fprintln(io.Err)
 		for _, t := range res.Trust {
-			fmt.Fprintf(io.Err, "interceptor: IMPORTANT: %s.\n", t)
+			fmt.Fprintf(io.Err, "%s: IMPORTANT: %s.\n", progName(), t)
 		}
 		fmt.Fprintln(io.Err)
 	}

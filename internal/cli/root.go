@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -52,7 +51,7 @@ func Main(args []string, f *Factory) int {
 		cmd, err = root, uerr
 	}
 	// The binary's own name: interceptor-http's errors said interceptor.
-	fmt.Fprintf(f.IO.Err, "%s: %s\n", binaryName(debug.ReadBuildInfo()), oneLine(err.Error()))
+	fmt.Fprintf(f.IO.Err, "%s: %s\n", progName(), oneLine(err.Error()))
 	if isHook(cmd) {
 		return 0
 	}
@@ -141,7 +140,7 @@ func newRootCmd(f *Factory, only string) *cobra.Command {
 	}
 	// Help names the binary that runs it: interceptor-http's said
 	// "interceptor inbox", which only interceptor-http can run.
-	root.Use = binaryName(debug.ReadBuildInfo())
+	root.Use = progName()
 	root.Long = rootLong()
 	// --version as the version command (each binary names itself); not on
 	// the hook path above, which must not read the build info.

@@ -45,7 +45,7 @@ func uninstallArgs(a *allFlags) cobra.PositionalArgs {
 func runUninstallAll(io *IO, a *allFlags, project string, dryRun bool) error {
 	err := uninstallAll(io, a, project, dryRun)
 	if err == nil && dryRun {
-		fmt.Fprintln(io.Err, "interceptor: dry run: nothing written")
+		fmt.Fprintf(io.Err, "%s: dry run: nothing written\n", progName())
 	}
 	return err
 }

@@ -24,6 +24,10 @@ func versionString(version string) string {
 	return fmt.Sprintf("%s %s (%s; %s, %s/%s)", binaryName(bi, ok), v, commitOf(bi, ok), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
+// progName is the binary's own name for what it prints (interceptor or
+// interceptor-http): its errors, its notes and warnings, its help.
+func progName() string { return binaryName(debug.ReadBuildInfo()) }
+
 // binaryName is the binary's own name, from its main package
 // (interceptor-http's version said "interceptor"); its test binary counts
 // as it.
