@@ -57,11 +57,7 @@ func TestInboxChildFromThePage(t *testing.T) {
 	sc, pm, env, _ := newChildScenario(t, childClaude)
 	sc.model = fakemodel.New(fakemodel.Options{RecordDir: sc.recordDir, Script: pageChildScript{proj: sc.proj}})
 	pm.child = sc.model // before any request
-	inboxEnv := childEnv(sc)
-	for k, v := range env {
-		inboxEnv = append(inboxEnv, k+"="+v)
-	}
-	ib := startInboxEnv(t, sc, inboxEnv, "")
+	ib := startInboxEnv(t, sc, append(childEnv(sc), envList(env)...), "")
 	p := openBrowser(t, sc)
 	cs, q := testChildren(sc), approvals.New(sc.stateDir)
 	defer func() {

@@ -29,13 +29,20 @@ func TestScripts(t *testing.T) {
 // TestVersionNamesItself: interceptor-http's version says interceptor-http
 // (it said interceptor).
 func TestVersionNamesItself(t *testing.T) {
+	if code, out, errs := runHTTP("version"); code != 0 || !strings.HasPrefix(out, "interceptor-http ") {
+		t.Fatalf("version: code %d, %q %q", code, out, errs)
+	}
+}
+
+// runHTTP runs interceptor-http's CLI on args, in this process, with empty
+// stdin: its exit code, stdout and stderr.
+func runHTTP(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	f := cli.System()
 	f.IO = &cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}
 	f.HTTP = httpcmd.Commands()
-	if code := cli.Main([]string{"version"}, f); code != 0 || !strings.HasPrefix(out.String(), "interceptor-http ") {
-		t.Fatalf("version: code %d, %q %q", code, out.String(), errb.String())
-	}
+	code = cli.Main(args, f)
+	return code, out.String(), errb.String()
 }
 
 // TestHelpNamesItself: interceptor-http's help shows its commands as
@@ -51,12 +58,8 @@ func TestHelpNamesItself(t *testing.T) {
 		{[]string{"--help"}, "Use \"interceptor-http [command] --help\""},
 		{[]string{"completion", "bash"}, "__start_interceptor-http"},
 	} {
-		var out, errb bytes.Buffer
-		f := cli.System()
-		f.IO = &cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}
-		f.HTTP = httpcmd.Commands()
-		if code := cli.Main(c.args, f); code != 0 || !strings.Contains(out.String(), c.want) {
-			t.Errorf("%v: code %d, want %q in %q (stderr %q)", c.args, code, c.want, out.String(), errb.String())
+		if code, out, errs := runHTTP(c.args...); code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%v: code %d, want %q in %q (stderr %q)", c.args, code, c.want, out, errs)
 		}
 	}
 }
@@ -66,20 +69,16 @@ func TestHelpNamesItself(t *testing.T) {
 func TestNotesNameItself(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("INTERCEPTOR_STATE_DIR", "")
-	var out, errb bytes.Buffer
-	f := cli.System()
-	f.IO = &cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}
-	f.HTTP = httpcmd.Commands()
 	bin := filepath.Join(t.TempDir(), "interceptor")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	code := cli.Main([]string{"install", "claude-code", "--server", "wf", "--bin", bin, "--dry-run"}, f)
-	if code != 0 || !strings.Contains("\n"+errb.String(), "\ninterceptor-http: dry run: nothing written\n") {
-		t.Fatalf("install --dry-run: code %d, stderr %q", code, errb.String())
+	code, _, errs := runHTTP("install", "claude-code", "--server", "wf", "--bin", bin, "--dry-run")
+	if code != 0 || !strings.Contains("\n"+errs, "\ninterceptor-http: dry run: nothing written\n") {
+		t.Fatalf("install --dry-run: code %d, stderr %q", code, errs)
 	}
-	if strings.Contains(errb.String(), "interceptor: ") {
-		t.Errorf("a line says interceptor: %q", errb.String())
+	if strings.Contains(errs, "interceptor: ") {
+		t.Errorf("a line says interceptor: %q", errs)
 	}
 }
 
