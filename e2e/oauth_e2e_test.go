@@ -117,13 +117,16 @@ func runOAuthScenario(t *testing.T, onFirst401 bool) {
 		command: func(sc *scenario) ([]string, []string, string) {
 			return []string{clientBin("claude"), "-p", "--output-format", "stream-json", "--verbose",
 					"--allowedTools", "mcp__wf__*", "mcp__other__*"},
-				// In -p, Claude Code starts the first turn without a server
-				// not connected within MCP_CONNECT_TIMEOUT_MS (5 s unless
-				// set): on_first_401's authorization (a browser, a token
+				// In -p, Claude Code starts the first turn without waiting
+				// for its servers unless MCP_CONNECTION_NONBLOCKING=0, and
+				// then waits only MCP_CONNECT_TIMEOUT_MS (5 s unless set):
+				// on_first_401's authorization (a browser, a token
 				// exchange) took longer on a loaded CI machine, and the
-				// model was offered no wf tool. A user who authorizes on
-				// the first 401 raises it too (docs/proxy.md).
-				append(claudeEnv(sc), "BROWSER="+browser, "MCP_CONNECT_TIMEOUT_MS=60000"), prompt + "\n"
+				// model was offered no wf tool. With a browser made 8 s
+				// slow, either setting alone failed and both passed. A
+				// user who authorizes on the first 401 sets both too
+				// (docs/proxy.md).
+				append(claudeEnv(sc), "BROWSER="+browser, "MCP_CONNECTION_NONBLOCKING=0", "MCP_CONNECT_TIMEOUT_MS=60000"), prompt + "\n"
 		},
 	}
 	runScenarioWith(t, &scenario{t: t, c: c, sessions: 1, viaProxy: true})
