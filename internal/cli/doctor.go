@@ -93,6 +93,15 @@ func printDoctor(io *IO, rep doctor.Report) {
 			}
 		}
 	}
+	if len(rep.Machine) > 0 {
+		fmt.Fprintln(io.Out, "this machine")
+		for _, f := range rep.Machine {
+			line(f)
+			if f.Level == doctor.Fail {
+				fails++
+			}
+		}
+	}
 	if fails > 0 {
 		fmt.Fprintf(io.Out, "\n%d problem(s) found\n", fails)
 	} else {

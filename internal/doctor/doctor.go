@@ -63,7 +63,12 @@ type Report struct {
 	OK        bool           `json:"ok"`
 	Clients   []ClientReport `json:"clients"`
 	StateDirs []StateReport  `json:"state_dirs"`
+	Machine   []Finding      `json:"machine"` // what holds for every state dir alike
 }
+
+// watchUnavailable is approvals.WatchUnavailable; tests make it fail as a
+// user's exhausted inotify limit does.
+var watchUnavailable = approvals.WatchUnavailable
 
 // Run checks every client config it can find (user scope and the project
 // dir's), and the state dirs: the default one (stateDir) and any a hook
@@ -88,6 +93,13 @@ func Run(env install.Env, stateDir string, now time.Time) Report {
 	for _, d := range dirs {
 		r.StateDirs = append(r.StateDirs, doctorState(d, now))
 	}
+	// The queue's waits wake on inotify; without an instance left they
+	// poll, and nothing else says so. The limit is the user's, not a state
+	// dir's: said once.
+	r.Machine = []Finding{}
+	if err := watchUnavailable(); err != nil {
+		r.Machine = append(r.Machine, Finding{Warn, fmt.Sprintf("approval waits re-read their request every 50 ms instead of waking on a decision: %v", err)})
+	}
 	for _, c := range r.Clients {
 		for _, f := range c.Findings {
 			r.OK = r.OK && f.Level != Fail
@@ -97,6 +109,9 @@ func Run(env install.Env, stateDir string, now time.Time) Report {
 		for _, f := range s.Findings {
 			r.OK = r.OK && f.Level != Fail
 		}
+	}
+	for _, f := range r.Machine {
+		r.OK = r.OK && f.Level != Fail
 	}
 	return r
 }

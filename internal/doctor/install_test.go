@@ -1,10 +1,13 @@
 package doctor
 
 import (
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/hooks"
 	"github.com/interceptor-dev/interceptor/internal/install"
 )
@@ -136,4 +139,36 @@ func hooksOf(rep Report, client string) []HookReport {
 		}
 	}
 	return out
+}
+
+// An exhausted inotify limit is the user's, not a state dir's: doctor says
+// so once, however many state dirs its hooks name, as a warning.
+func TestDoctorWatchWarningOnce(t *testing.T) {
+	watchUnavailable = func() error { return errors.New("inotify: this user has no instance left") }
+	t.Cleanup(func() { watchUnavailable = approvals.WatchUnavailable })
+	env := testEnv(t)
+	mustInstall(t, env, opts("cline", install.User))
+	o2 := opts("cline", install.User)
+	o2.Server, o2.Hook.StateDir = "wf2", t.TempDir()
+	mustInstall(t, env, o2)
+	rep := Run(env, t.TempDir(), time.Now())
+	if len(rep.StateDirs) != 2 {
+		t.Fatalf("want two state dirs checked, got %+v", rep.StateDirs)
+	}
+	said := 0
+	for _, s := range rep.StateDirs {
+		for _, f := range s.Findings {
+			if strings.Contains(f.Message, "re-read their request") {
+				t.Errorf("state dir %s repeats the machine's warning: %s", s.Dir, f.Message)
+			}
+		}
+	}
+	for _, f := range rep.Machine {
+		if f.Level == Warn && strings.Contains(f.Message, "re-read their request every 50 ms") && strings.Contains(f.Message, "no instance left") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("the watch warning is said %d times, want once: %+v", said, rep.Machine)
+	}
 }

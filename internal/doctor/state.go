@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/interceptor-dev/interceptor/internal/approvals"
 	"github.com/interceptor-dev/interceptor/internal/state"
 )
 
@@ -76,11 +75,6 @@ func doctorState(dir string, now time.Time) StateReport {
 	}
 	if stale > 0 {
 		add(Warn, "some sessions are older than %s: 'interceptor gc --older-than 7d' removes them", age(StaleAfter))
-	}
-	// The queue's waits wake on inotify; without an instance left they
-	// poll, and nothing else says so.
-	if err := approvals.WatchUnavailable(); err != nil {
-		add(Warn, "approval waits re-read their request every 50 ms instead of waking on a decision: %v", err)
 	}
 	doctorOAuth(&r, dir, now)
 	return r
