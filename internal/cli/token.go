@@ -79,7 +79,10 @@ unless --reveal.`,
 				if f.server != "" {
 					return fmt.Errorf("no token held for server %q", f.server)
 				}
-				return errors.New("no token held")
+				// A listing of the whole store that finds nothing is an
+				// answer, not a failure (the quickstart runs show --all).
+				fmt.Fprintln(io.Err, "no token held")
+				return nil
 			}
 			return errors.Join(errs...)
 		},
