@@ -53,7 +53,7 @@ type relayResult struct {
 	publishAll              time.Duration // the N requests queued until the NATS inbox listed them all
 	enqueueAll              time.Duration // of which queueing them (one after another, in this process)
 	latSamples, pendSamples int
-	localRender, natsRender []time.Duration // the page's first render, every card drawn
+	localRender, natsRender []time.Duration // the page's first render, every card drawn and laid out
 	renderSkipped           string          // why it was not measured
 }
 
@@ -438,7 +438,7 @@ func (r *report) writeRelay(w io.Writer) {
 	fmt.Fprintf(w, "| the same: worst | %s ms | %s ms | |\n", ms(q(res.localPend, 1)), ms(q(res.natsPend, 1)))
 	fmt.Fprintf(w, "| its body | %d KiB | %d KiB | |\n", res.localBytes/1024, res.natsBytes/1024)
 	if len(res.natsRender) > 0 {
-		fmt.Fprintf(w, "| the page's first render in headless Chromium, every one of the %d cards drawn, median of %d | %s ms | %s ms | %.1fx |\n",
+		fmt.Fprintf(w, "| the page's first render in headless Chromium, every one of the %d cards drawn and laid out, median of %d | %s ms | %s ms | %.1fx |\n",
 			res.waiting, len(res.natsRender), ms(q(res.localRender, 0.5)), ms(q(res.natsRender, 0.5)), ratio(q(res.natsRender, 0.5), q(res.localRender, 0.5)))
 	} else {
 		fmt.Fprintf(w, "| the page's first render | not measured: %s | | |\n", res.renderSkipped)
