@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -349,6 +350,17 @@ func newChildScenarioIn(t *testing.T, cc *childClient, ns *netns) (*scenario, *p
 	return sc, pm, env, mcp
 }
 
+// childEnvWith is childEnv as a child's Env map, with env over it.
+func childEnvWith(sc *scenario, env map[string]string) map[string]string {
+	all := map[string]string{}
+	for _, kv := range childEnv(sc) {
+		k, v, _ := strings.Cut(kv, "=")
+		all[k] = v
+	}
+	maps.Copy(all, env)
+	return all
+}
+
 // childEnv is the environment the parent, the supervisor, the runners and
 // so the children run with: the scenario's, the clients on PATH, and the
 // offline model settings of Claude Code (the other clients' come with
@@ -621,14 +633,7 @@ func testChildren(sc *scenario) *children.Store {
 // runner needs (the test process's own environment is not the scenario's).
 func createChild(t *testing.T, sc *scenario, cs *children.Store, cc *childClient, name string, env map[string]string, mcp string) children.Child {
 	t.Helper()
-	all := map[string]string{}
-	for _, kv := range childEnv(sc) {
-		k, v, _ := strings.Cut(kv, "=")
-		all[k] = v
-	}
-	for k, v := range env {
-		all[k] = v
-	}
+	all := childEnvWith(sc, env)
 	c, err := cs.Create(children.Child{Name: name, Client: cc.name, WorkingDir: sc.proj, Env: all, MCPConfig: mcp})
 	if err != nil {
 		t.Fatal(err)
@@ -963,14 +968,7 @@ func runHumanToolsChild(t *testing.T) {
 	sc.write(decl, `[{"name":"request_access","description":"Ask a person for access; they answer later, end your turn","mode":"park",`+
 		`"inputSchema":{"type":"object","properties":{"what":{"type":"string"}},"required":["what"]}}]`)
 	cs, q := testChildren(sc), approvals.New(sc.stateDir)
-	all := map[string]string{}
-	for _, kv := range childEnv(sc) {
-		k, v, _ := strings.Cut(kv, "=")
-		all[k] = v
-	}
-	for k, v := range env {
-		all[k] = v
-	}
+	all := childEnvWith(sc, env)
 	if _, err := cs.Create(children.Child{Name: "asker", Client: "claude-code", WorkingDir: sc.proj, Env: all, MCPConfig: mcp, HumanTools: decl}); err != nil {
 		t.Fatal(err)
 	}

@@ -721,14 +721,7 @@ func runInboxHumanTool(t *testing.T) {
 		}
 	}()
 	p.openInbox(ib)
-	all := map[string]string{}
-	for _, kv := range childEnv(sc) {
-		k, v, _ := strings.Cut(kv, "=")
-		all[k] = v
-	}
-	for k, v := range env {
-		all[k] = v
-	}
+	all := childEnvWith(sc, env)
 	if _, err := cs.Create(children.Child{Name: "asker", Client: "claude-code", WorkingDir: sc.proj, Env: all, MCPConfig: mcp, HumanTools: decl}); err != nil {
 		t.Fatal(err)
 	}
