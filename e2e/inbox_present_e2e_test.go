@@ -296,3 +296,34 @@ func TestInboxGroupDecision(t *testing.T) {
 		t.Errorf("decided beyond the list: %v", got)
 	}
 }
+
+// The filter reads what a card holds, whatever the rows look like when it
+// is first typed: with compact rows on (which hide the input), a word of
+// the input still finds its cards, and still does after compact is off.
+func TestInboxFilterCompact(t *testing.T) {
+	sc := pageScenario(t)
+	q := approvals.New(sc.stateDir)
+	for i := range 2 {
+		for _, cmd := range []string{"make test-%d", "make lint-%d"} {
+			if _, err := q.Enqueue(approvals.Request{Client: "claude-code", Session: "e2e-filter", Tool: "Bash", Cwd: "/work/alpha", Project: "/work/alpha",
+				Input: fmt.Sprintf(`{"command":%q}`, fmt.Sprintf(cmd, i)), Deadline: time.Now().Add(30 * time.Minute)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ib := startInbox(t, sc, "")
+	p := openBrowser(t, sc)
+	p.openInbox(ib)
+	p.until("four cards", `document.querySelectorAll('#waiting-list article.card').length === 4`, 10*time.Second)
+	p.clickJS("#compact")
+	p.until("compact rows", `document.getElementById('waiting-list').classList.contains('compact')`, 5*time.Second)
+	shown := `[...document.querySelectorAll('#waiting-list article.card')].filter((c) => !c.hidden).map((c) => c.querySelector('pre.input').textContent).sort().join(' | ')`
+	want := "make lint-0 | make lint-1"
+	p.fill("#filter", "lint")
+	p.until("the two lint cards, compact", shown+` === '`+want+`'`, 5*time.Second)
+	p.clickJS("#compact")
+	p.until("full rows", `!document.getElementById('waiting-list').classList.contains('compact')`, 5*time.Second)
+	p.fill("#filter", "lint-1")
+	p.until("the one lint-1 card", shown+` === 'make lint-1'`, 5*time.Second)
+	p.viewShot("inbox-filter-compact")
+}

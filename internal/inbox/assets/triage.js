@@ -20,10 +20,28 @@ export function triageList(list) {
 // and decides exactly the requests listed (those decided elsewhere
 // meanwhile are reported, not replaced by others).
 
+// shownText is the text a card holds for the filter: every text but that
+// of hidden elements, of form fields and of a closed details' body, read
+// from the DOM. Not innerText: it leaves out what compact rows hide at
+// that moment, and the text is kept, so a word of an input first filtered
+// in compact rows was never found again.
+function shownText(c) {
+  const skip = (n) => n.hidden || n.matches('textarea, input, select, script, style, template') ||
+    (n.parentElement && n.parentElement.tagName === 'DETAILS' && !n.parentElement.open && n.tagName !== 'SUMMARY');
+  const walk = document.createTreeWalker(c, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+    acceptNode: (n) => (n.nodeType === Node.ELEMENT_NODE && skip(n) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+  });
+  const parts = [];
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (n.nodeType === Node.TEXT_NODE) parts.push(n.data);
+  }
+  return parts.join('\n');
+}
+
 export function applyFilter() {
   const words = $('filter').value.toLowerCase().split(/\s+/).filter(Boolean);
   for (const c of waiting.cards.values()) {
-    const hay = c.hay || (c.hay = c.innerText.toLowerCase());
+    const hay = c.hay || (c.hay = shownText(c).toLowerCase());
     c.hidden = !words.every((w) => hay.includes(w));
   }
   showGroups();
