@@ -453,6 +453,14 @@ func (p *browserPage) nextCard(box string, seen map[string]bool, timeout time.Du
 		const seen = new Set(%s);
 		for (const c of document.querySelectorAll(%q)) {
 			if (seen.has(c.dataset.id)) continue;
+			// Read as a person sees it: a waiting card far from the
+			// screen is not rendered yet (app.css), and its innerText
+			// is empty until it is.
+			const head = c.querySelector('.head');
+			if (c.checkVisibility() && !head.checkVisibility({contentVisibilityAuto: true})) {
+				c.scrollIntoView({block: 'nearest'});
+				return null;
+			}
 			const pre = c.querySelector('pre.input');
 			return {id: c.dataset.id, kind: c.dataset.kind, tool: c.querySelector('.tool').textContent,
 				input: pre ? pre.textContent : '', text: c.innerText, shown: Number(c.dataset.shown)};

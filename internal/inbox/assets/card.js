@@ -76,6 +76,15 @@ export function tick() {
 // input is indented JSON, so a command is one long wrapped line) is never
 // silently hidden.
 
+// A card that comes near the screen measures its boxes, which check
+// skipped while it was far. Its ResizeObserver fires then too when the
+// box's size changed; this covers a box whose text changed while far and
+// whose size did not (a full box stays at its max-height).
+document.addEventListener('contentvisibilityautostatechange', (ev) => {
+  if (ev.skipped) return;
+  for (const pre of ev.target.querySelectorAll('pre')) pre.recheck?.();
+}, true);
+
 // boxed puts text into pre and returns [pre, its note]; pre.show(text)
 // puts other text in.
 function boxed(pre, text, fill) {
@@ -89,6 +98,10 @@ function boxed(pre, text, fill) {
   let queued = false;
   function check() {
     queued = false;
+    // A far card is not laid out (app.css): measuring its box would lay
+    // that card out alone, a card at a time. It is measured when it comes
+    // near (above), before it can be decided (settle.js).
+    if (!pre.checkVisibility({contentVisibilityAuto: true})) return;
     const below = pre.scrollHeight - pre.scrollTop - pre.clientHeight;
     if (pre.classList.contains('whole') || !pre.clientHeight || below < 2) {
       more.hidden = true;
@@ -112,6 +125,7 @@ function boxed(pre, text, fill) {
     later();
   };
   pre.show(text);
+  pre.recheck = later;
   new ResizeObserver(later).observe(pre);
   pre.addEventListener('scroll', later);
   return [pre, more];
