@@ -22,9 +22,10 @@ export function triageList(list) {
 
 // shownText is the text a card holds for the filter: every text but that
 // of hidden elements, of form fields and of a closed details' body, read
-// from the DOM. Not innerText: it leaves out what compact rows hide at
-// that moment, and the text is kept, so a word of an input first filtered
-// in compact rows was never found again.
+// from the DOM. Not innerText: that needs the card laid out (a far card
+// is not, app.css, and its innerText is empty), and it leaves out what
+// compact rows hide at that moment; the text is kept, so a word of an
+// input first filtered in compact rows was never found again.
 function shownText(c) {
   const skip = (n) => n.hidden || n.matches('textarea, input, select, script, style, template') ||
     (n.parentElement && n.parentElement.tagName === 'DETAILS' && !n.parentElement.open && n.tagName !== 'SUMMARY');
