@@ -100,8 +100,9 @@ function boxed(pre, text, fill) {
     queued = false;
     // A far card is not laid out (app.css): measuring its box would lay
     // that card out alone, a card at a time. It is measured when it comes
-    // near (above), before it can be decided (settle.js).
-    if (!pre.checkVisibility({contentVisibilityAuto: true})) return;
+    // near (above), before it can be decided (settle.js). A browser
+    // without checkVisibility measures every box, as before.
+    if (pre.checkVisibility && !pre.checkVisibility({contentVisibilityAuto: true})) return;
     const below = pre.scrollHeight - pre.scrollTop - pre.clientHeight;
     if (pre.classList.contains('whole') || !pre.clientHeight || below < 2) {
       more.hidden = true;
