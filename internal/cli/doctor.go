@@ -71,36 +71,24 @@ same report as one JSON object.`),
 }
 
 func printDoctor(io *IO, rep doctor.Report) {
-	line := func(f doctor.Finding) {
-		fmt.Fprintf(io.Out, "  %-4s  %s\n", f.Level, f.Message)
-	}
 	fails := 0
-	for _, c := range rep.Clients {
-		fmt.Fprintln(io.Out, c.Client)
-		for _, f := range c.Findings {
-			line(f)
+	section := func(title string, findings []doctor.Finding) {
+		fmt.Fprintln(io.Out, title)
+		for _, f := range findings {
+			fmt.Fprintf(io.Out, "  %-4s  %s\n", f.Level, f.Message)
 			if f.Level == doctor.Fail {
 				fails++
 			}
 		}
+	}
+	for _, c := range rep.Clients {
+		section(c.Client, c.Findings)
 	}
 	for _, s := range rep.StateDirs {
-		fmt.Fprintf(io.Out, "state dir %s\n", s.Dir)
-		for _, f := range s.Findings {
-			line(f)
-			if f.Level == doctor.Fail {
-				fails++
-			}
-		}
+		section("state dir "+s.Dir, s.Findings)
 	}
 	if len(rep.Machine) > 0 {
-		fmt.Fprintln(io.Out, "this machine")
-		for _, f := range rep.Machine {
-			line(f)
-			if f.Level == doctor.Fail {
-				fails++
-			}
-		}
+		section("this machine", rep.Machine)
 	}
 	if fails > 0 {
 		fmt.Fprintf(io.Out, "\n%d problem(s) found\n", fails)

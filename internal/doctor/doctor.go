@@ -100,19 +100,16 @@ func Run(env install.Env, stateDir string, now time.Time) Report {
 	if err := watchUnavailable(); err != nil {
 		r.Machine = append(r.Machine, Finding{Warn, fmt.Sprintf("approval waits re-read their request every 50 ms instead of waking on a decision: %v", err)})
 	}
+	noFail := func(findings []Finding) bool {
+		return !slices.ContainsFunc(findings, func(f Finding) bool { return f.Level == Fail })
+	}
 	for _, c := range r.Clients {
-		for _, f := range c.Findings {
-			r.OK = r.OK && f.Level != Fail
-		}
+		r.OK = r.OK && noFail(c.Findings)
 	}
 	for _, s := range r.StateDirs {
-		for _, f := range s.Findings {
-			r.OK = r.OK && f.Level != Fail
-		}
+		r.OK = r.OK && noFail(s.Findings)
 	}
-	for _, f := range r.Machine {
-		r.OK = r.OK && f.Level != Fail
-	}
+	r.OK = r.OK && noFail(r.Machine)
 	return r
 }
 
