@@ -97,12 +97,8 @@ var childOpenCode = &childClient{
 		opencode.configure(sc) // opencode.json, the plugin shim
 		sc.install("opencode", nil, "--scope", "project", "--project", sc.proj,
 			"--approve", "--approve-match", "^wf_next_step$", "--approve-timeout", approveTimeout.String())
-		env := map[string]string{}
 		_, extra, _ := opencode.command(sc)
-		for _, kv := range extra {
-			k, v, _ := strings.Cut(kv, "=")
-			env[k] = v
-		}
+		env := envMap(extra)
 		// Its first start migrates its database; two at once race on it.
 		out, errPath := sc.path("warmup.stdout"), sc.path("warmup.stderr")
 		if err := runClient([]string{clientBin("opencode"), "session", "list"}, append(sc.baseEnv(), envList(env)...), "", sc.proj, out, errPath); err != nil {
@@ -352,11 +348,7 @@ func newChildScenarioIn(t *testing.T, cc *childClient, ns *netns) (*scenario, *p
 
 // childEnvWith is childEnv as a child's Env map, with env over it.
 func childEnvWith(sc *scenario, env map[string]string) map[string]string {
-	all := map[string]string{}
-	for _, kv := range childEnv(sc) {
-		k, v, _ := strings.Cut(kv, "=")
-		all[k] = v
-	}
+	all := envMap(childEnv(sc))
 	maps.Copy(all, env)
 	return all
 }

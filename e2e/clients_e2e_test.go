@@ -166,6 +166,16 @@ func envList(env map[string]string) []string {
 	return l
 }
 
+// envMap is NAME=value lines as a map, a later line over an earlier one.
+func envMap(lines []string) map[string]string {
+	env := map[string]string{}
+	for _, kv := range lines {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return env
+}
+
 var opencode = &client{
 	name:   "OpenCode " + opencodeVersion,
 	redact: true,

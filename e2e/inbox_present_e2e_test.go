@@ -305,10 +305,7 @@ func TestInboxFilterCompact(t *testing.T) {
 	q := approvals.New(sc.stateDir)
 	for i := range 2 {
 		for _, cmd := range []string{"make test-%d", "make lint-%d"} {
-			if _, err := q.Enqueue(approvals.Request{Client: "claude-code", Session: "e2e-filter", Tool: "Bash", Cwd: "/work/alpha", Project: "/work/alpha",
-				Input: fmt.Sprintf(`{"command":%q}`, fmt.Sprintf(cmd, i)), Deadline: time.Now().Add(30 * time.Minute)}); err != nil {
-				t.Fatal(err)
-			}
+			queueBash(t, q, map[string]string{"command": fmt.Sprintf(cmd, i)})
 		}
 	}
 	ib := startInbox(t, sc, "")
